@@ -1,0 +1,19 @@
+import { HttpApi, OpenApi } from "@effect/platform"
+import { CustomersApi } from "./customers/Api.js"
+import { HealthApi } from "./health/Api.js"
+import { SandboxApi, SandboxPartnersApi } from "./sandbox/Api.js"
+
+/**
+ * The whole HTTP contract, importable without any server code (the scenario runner, the TUI and typed clients
+ * derive from it). `Api` is what sandbox mode serves; `ProductionApi` is the same without the sandbox groups, so
+ * in production the control API does not exist at all (404) and is absent from the OpenAPI document.
+ */
+const base = HttpApi.make("api")
+  .add(HealthApi)
+  .add(CustomersApi)
+  .annotate(OpenApi.Title, "Partner Money Movement Service")
+  .annotate(OpenApi.Description, "Partner routes under /api/v1/partner/v1, authenticated with the x-api-key header.")
+
+export class Api extends base.add(SandboxPartnersApi).add(SandboxApi).prefix("/api/v1") {}
+
+export class ProductionApi extends base.prefix("/api/v1") {}

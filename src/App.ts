@@ -1,0 +1,80 @@
+import { HttpApiBuilder, HttpApiScalar, HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import type { SqlClient, SqlError } from "@effect/sql"
+import type { PgClient } from "@effect/sql-pg"
+import { Console, Effect, Layer } from "effect"
+import { createServer } from "node:http"
+import { Api, ProductionApi } from "./Api.js"
+import * as ServiceClock from "./clock/ServiceClock.js"
+import { AppConfig } from "./config/AppConfig.js"
+import * as Keys from "./crypto/Keys.js"
+import * as Customers from "./customers/Customers.js"
+import { CustomersHttp } from "./customers/Http.js"
+import * as Database from "./db/Database.js"
+import { EventBusLayer, OutboxLayer } from "./events/Events.js"
+import { HealthHttp } from "./health/Http.js"
+import { PartnerAuthLive, SandboxAuthLive } from "./http/AuthLive.js"
+import { makeHttpMiddleware, routeTable } from "./http/Middleware.js"
+import { CursorsLayer } from "./http/Pagination.js"
+import * as Ids from "./ids/Ids.js"
+import * as Partners from "./partners/Partners.js"
+import { SandboxHttp, SandboxPartnersHttp } from "./sandbox/Http.js"
+
+export type DatabaseLayer = Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, SqlError.SqlError, AppConfig>
+
+/** Domain services over a database. Wired here and nowhere else. */
+export const makeServicesLayer = (database: DatabaseLayer, ids: Layer.Layer<Ids.Ids> = Ids.layer) => {
+  const foundation = Layer.mergeAll(
+    Database.MigrationsLayer.pipe(Layer.provideMerge(database)),
+    Keys.layer,
+    ids,
+    EventBusLayer
+  )
+  const clock = ServiceClock.layer.pipe(Layer.provideMerge(foundation))
+  const infrastructure = Layer.mergeAll(OutboxLayer, CursorsLayer).pipe(Layer.provideMerge(clock))
+  return Layer.mergeAll(Partners.layer, Customers.layer).pipe(Layer.provideMerge(infrastructure))
+}
+
+const docsPath = "/api/v1/docs"
+const openApiPath = "/api/v1/openapi.json"
+
+/** The HTTP server for the configured mode, listening on HOST:PORT. */
+export const ServerLayer = Layer.unwrapEffect(Effect.gen(function*() {
+  const config = yield* AppConfig
+  const sandbox = config.mode === "sandbox"
+  const api = sandbox ? Api : ProductionApi
+  const apiLayer = (sandbox
+    ? HttpApiBuilder.api(Api).pipe(Layer.provide([HealthHttp, CustomersHttp, SandboxHttp, SandboxPartnersHttp]))
+    : HttpApiBuilder.api(ProductionApi).pipe(Layer.provide([HealthHttp, CustomersHttp]))
+  ).pipe(Layer.provide([PartnerAuthLive, SandboxAuthLive]))
+  const middleware = makeHttpMiddleware({
+    maxJsonBodyBytes: config.maxJsonBodyBytes,
+    routes: routeTable(api, [{ method: "GET", path: docsPath }, { method: "GET", path: openApiPath }])
+  })
+  return HttpApiBuilder.serve(middleware).pipe(
+    Layer.provide(HttpApiScalar.layer({ path: docsPath })),
+    Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: openApiPath })),
+    Layer.provide(apiLayer),
+    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))
+  )
+}))
+
+export const baseUrlOf = (address: HttpServer.Address) =>
+  address._tag === "TcpAddress"
+    ? `http://${address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname}:${address.port}/api/v1`
+    : `unix:${address.path}`
+
+/** Prints where the service listens and, in sandbox mode, the demo partner's API key. */
+export const Banner = Layer.effectDiscard(Effect.gen(function*() {
+  const config = yield* AppConfig
+  const server = yield* HttpServer.HttpServer
+  const baseUrl = baseUrlOf(server.address)
+  const lines = [`Partner Money Movement Service (${config.mode}) listening`, `  Base URL:  ${baseUrl}`, `  Docs:      ${baseUrl}/docs`]
+  if (config.mode === "sandbox") {
+    const partners = yield* Partners.Partners
+    const demo = yield* partners.ensureDemo
+    lines.push(`  API key:   ${demo.apiKey}   (demo partner ${demo.partner.id}, KYB APPROVED)`)
+    lines.push(`  Try:       curl -H "x-api-key: ${demo.apiKey}" ${baseUrl}/partner/v1/customers`)
+  }
+  yield* Console.log(lines.join("\n"))
+}))

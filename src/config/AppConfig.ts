@@ -1,0 +1,119 @@
+import { Config, ConfigError, Context, Effect, Either, Layer, LogLevel, Option, Redacted } from "effect"
+
+/**
+ * The one place that reads the environment. Everything else asks for `AppConfig`.
+ */
+export type ServiceMode = "sandbox" | "production"
+
+export interface AppConfigShape {
+  readonly port: number
+  readonly host: string
+  /** A directory for the embedded database and sandbox secrets, or ":memory:" for a throwaway database. */
+  readonly dataDir: string
+  readonly databaseUrl: Option.Option<Redacted.Redacted<string>>
+  readonly mode: ServiceMode
+  /** 32-byte key (hex or base64); required in production, generated into DATA_DIR in sandbox mode. */
+  readonly encryptionKey: Option.Option<Redacted.Redacted<string>>
+  readonly logLevel: LogLevel.LogLevel
+  /** Largest accepted JSON request body. */
+  readonly maxJsonBodyBytes: number
+  /** Per-customer actor mailbox capacity. */
+  readonly actorMailboxCapacity: number
+  /** Idle time after which a customer actor stops. */
+  readonly actorIdleMs: number
+  /** Webhook answer time-out (10 s by the contract; shorter in tests). */
+  readonly webhookTimeoutMs: number
+}
+
+export class AppConfig extends Context.Tag("AppConfig")<AppConfig, AppConfigShape>() {}
+
+const port = Config.integer("PORT").pipe(
+  Config.withDefault(8080),
+  Config.validate({ message: "must be an integer from 0 to 65535", validation: (n) => n >= 0 && n <= 65535 })
+)
+
+const logLevel = Config.string("LOG_LEVEL").pipe(
+  Config.withDefault("Info"),
+  Config.mapOrFail((raw) => {
+    const wanted = raw.toLowerCase()
+    const found = LogLevel.allLevels.find((level) => level.label.toLowerCase() === wanted || level._tag.toLowerCase() === wanted)
+    return found
+      ? Either.right(found)
+      : Either.left(ConfigError.InvalidData([], `must be one of ${LogLevel.allLevels.map((l) => l._tag.toLowerCase()).join(", ")}, got "${raw}"`))
+  })
+)
+
+const positive = (name: string, fallback: number) =>
+  Config.integer(name).pipe(
+    Config.withDefault(fallback),
+    Config.validate({ message: "must be a positive integer", validation: (n) => n > 0 })
+  )
+
+const optionalRedacted = (name: string) =>
+  Config.option(Config.redacted(name)).pipe(
+    Config.map(Option.filter((value) => Redacted.value(value).trim() !== ""))
+  )
+
+const isValidKey = (raw: string) => /^[0-9a-fA-F]{64}$/.test(raw) || Buffer.from(raw, "base64").length === 32
+
+export const appConfig: Config.Config<AppConfigShape> = Config.all({
+  port,
+  host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
+  dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./data")),
+  databaseUrl: optionalRedacted("DATABASE_URL").pipe(
+    Config.validate({
+      message: "must be a postgres:// or postgresql:// URL",
+      validation: (url) => Option.isNone(url) || /^postgres(ql)?:\/\//.test(Redacted.value(url.value))
+    })
+  ),
+  mode: Config.literal("sandbox", "production")("SERVICE_MODE").pipe(Config.withDefault("sandbox" as const)),
+  encryptionKey: optionalRedacted("ENCRYPTION_KEY").pipe(
+    Config.validate({
+      message: "must be 32 bytes, as 64 hex characters or base64",
+      validation: (key) => Option.isNone(key) || isValidKey(Redacted.value(key.value))
+    })
+  ),
+  logLevel,
+  maxJsonBodyBytes: positive("MAX_JSON_BODY_BYTES", 1024 * 1024),
+  actorMailboxCapacity: positive("ACTOR_MAILBOX_CAPACITY", 256),
+  actorIdleMs: positive("ACTOR_IDLE_MS", 60_000),
+  webhookTimeoutMs: positive("WEBHOOK_TIMEOUT_MS", 10_000)
+}).pipe(
+  Config.validate({
+    message: "SERVICE_MODE=production requires DATABASE_URL (the embedded database does not fsync)",
+    validation: (c) => c.mode !== "production" || Option.isSome(c.databaseUrl)
+  }),
+  Config.validate({
+    message: "SERVICE_MODE=production requires ENCRYPTION_KEY",
+    validation: (c) => c.mode !== "production" || Option.isSome(c.encryptionKey)
+  })
+)
+
+/** Renders a configuration error as one line that names the variable. */
+export const describeConfigError = (error: ConfigError.ConfigError): string => {
+  const lines: Array<string> = []
+  const walk = (e: ConfigError.ConfigError): void => {
+    switch (e._op) {
+      case "And":
+      case "Or":
+        walk(e.left)
+        walk(e.right)
+        return
+      case "MissingData":
+      case "InvalidData":
+      case "SourceUnavailable":
+      case "Unsupported": {
+        const name = e.path.join("_")
+        lines.push(name === "" ? e.message : `${name}: ${e.message}`)
+        return
+      }
+    }
+  }
+  walk(error)
+  return `Invalid configuration: ${lines.join("; ")}`
+}
+
+export const layer: Layer.Layer<AppConfig, ConfigError.ConfigError> = Layer.effect(AppConfig, appConfig)
+
+export const layerFrom = (overrides: Partial<AppConfigShape>): Layer.Layer<AppConfig, ConfigError.ConfigError> =>
+  Layer.effect(AppConfig, Effect.map(appConfig, (config) => ({ ...config, ...overrides })))

@@ -1,0 +1,59 @@
+import { Context, Effect, Layer, Option, Redacted } from "effect"
+import * as Crypto from "node:crypto"
+import * as NodeFs from "node:fs"
+import * as NodePath from "node:path"
+import { AppConfig } from "../config/AppConfig.js"
+
+/**
+ * The service's secret key material. One 32-byte master key (ENCRYPTION_KEY, or in sandbox mode a key generated
+ * once into DATA_DIR/encryption.key) from which purpose-specific keys are derived with HKDF, so that a cursor
+ * signature and an encrypted webhook secret never share a key.
+ */
+export interface KeysShape {
+  /** AES-256-GCM key for secrets at rest. */
+  readonly encryption: Buffer
+  /** HMAC key for pagination cursors. */
+  readonly cursor: Buffer
+  /** Seed for the sandbox demo partner's API key: the same key on every start with the same DATA_DIR. */
+  readonly demoPartner: Buffer
+}
+
+export class Keys extends Context.Tag("Keys")<Keys, KeysShape>() {}
+
+const parseKey = (raw: string): Buffer => /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, "hex") : Buffer.from(raw, "base64")
+
+const derive = (master: Buffer, purpose: string) =>
+  Buffer.from(Crypto.hkdfSync("sha256", master, Buffer.alloc(0), purpose, 32))
+
+export const fromMaster = (master: Buffer): KeysShape => ({
+  encryption: derive(master, "secrets-at-rest"),
+  cursor: derive(master, "pagination-cursor"),
+  demoPartner: derive(master, "sandbox-demo-partner")
+})
+
+const sandboxKeyFile = (dataDir: string) =>
+  Effect.sync(() => {
+    const file = NodePath.join(dataDir, "encryption.key")
+    if (NodeFs.existsSync(file)) return parseKey(NodeFs.readFileSync(file, "utf8").trim())
+    NodeFs.mkdirSync(dataDir, { recursive: true })
+    const key = Crypto.randomBytes(32)
+    NodeFs.writeFileSync(file, key.toString("hex") + "\n", { mode: 0o600 })
+    return key
+  })
+
+export const layer = Layer.effect(
+  Keys,
+  Effect.gen(function*() {
+    const config = yield* AppConfig
+    const master = yield* Option.match(config.encryptionKey, {
+      onSome: (key) => Effect.succeed(parseKey(Redacted.value(key))),
+      onNone: () =>
+        config.mode === "production"
+          ? Effect.dieMessage("ENCRYPTION_KEY is required in production")
+          : config.dataDir === ":memory:"
+          ? Effect.sync(() => Crypto.randomBytes(32))
+          : sandboxKeyFile(config.dataDir)
+    })
+    return fromMaster(master)
+  })
+)

@@ -1,0 +1,107 @@
+import { SqlClient, SqlError } from "@effect/sql"
+import { Context, Effect, Layer } from "effect"
+import { ServiceClock } from "../clock/ServiceClock.js"
+import { EventBus, Outbox, transaction } from "../events/Events.js"
+import { CustomerForbidden, type InvalidCursor } from "../http/ApiError.js"
+import type { Page } from "../http/Envelope.js"
+import { Cursors, paginate, type PageRequest } from "../http/Pagination.js"
+import { Ids } from "../ids/Ids.js"
+import { fiatCurrencyOf } from "../reference/Countries.js"
+import { type CreateCustomer, Customer, CustomerAlreadyExists } from "./Api.js"
+import * as CustomersRepo from "./CustomersRepo.js"
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+export const toCustomer = (row: CustomersRepo.CustomerRow): Customer =>
+  new Customer({
+    id: row.id,
+    firstName: row.firstName,
+    lastName: row.lastName,
+    middleName: row.middleName,
+    email: row.email,
+    phoneNumber: row.phoneNumber,
+    country: row.country,
+    verifiedAt: row.verifiedAt,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt
+  })
+
+const isUniqueViolation = (error: SqlError.SqlError) =>
+  typeof error.cause === "object" && error.cause !== null && (error.cause as { code?: unknown }).code === "23505"
+
+export class Customers extends Context.Tag("Customers")<Customers, {
+  readonly create: (partnerId: string, input: CreateCustomer) => Effect.Effect<Customer, CustomerAlreadyExists>
+  /** The partner's customer, or the one 403 that unknown, malformed and foreign ids all share. */
+  readonly getOwned: (partnerId: string, customerId: string) => Effect.Effect<CustomersRepo.CustomerRow, CustomerForbidden>
+  readonly list: (partnerId: string, page: PageRequest) => Effect.Effect<Page<Customer>, InvalidCursor>
+}>() {}
+
+export const layer = Layer.effect(
+  Customers,
+  Effect.gen(function*() {
+    const repo = yield* CustomersRepo.make
+    const sql = yield* SqlClient.SqlClient
+    const bus = yield* EventBus
+    const clock = yield* ServiceClock
+    const ids = yield* Ids
+    const outbox = yield* Outbox
+    const cursors = yield* Cursors
+
+    const duplicate = new CustomerAlreadyExists({ message: "A customer with this email is already registered for this partner" })
+
+    const create = (partnerId: string, input: CreateCustomer) =>
+      transaction(Effect.gen(function*() {
+        if (yield* repo.emailTaken(partnerId, input.email)) return yield* duplicate
+        const now = yield* clock.now
+        const row = yield* repo.insert({
+          id: yield* ids.uuid,
+          partnerId,
+          firstName: input.firstName,
+          lastName: input.lastName,
+          middleName: input.middleName ?? null,
+          email: input.email,
+          phoneNumber: input.phoneNumber,
+          country: input.country,
+          currency: fiatCurrencyOf(input.country),
+          verifiedAt: null,
+          createdAt: now,
+          updatedAt: now
+        })
+        yield* outbox.record({
+          partnerId,
+          customerId: row.id,
+          type: "customer.registered",
+          data: {
+            customerId: row.id,
+            email: row.email,
+            firstName: row.firstName,
+            lastName: row.lastName,
+            phoneNumber: row.phoneNumber,
+            createdAt: row.createdAt.toISOString()
+          }
+        })
+        return toCustomer(row)
+      })).pipe(
+        Effect.catchTag("SqlError", (error) => isUniqueViolation(error) ? Effect.fail(duplicate) : Effect.die(error)),
+        Effect.provideService(SqlClient.SqlClient, sql),
+        Effect.provideService(EventBus, bus)
+      )
+
+    const getOwned = (partnerId: string, customerId: string) =>
+      Effect.gen(function*() {
+        if (!uuidPattern.test(customerId)) return yield* CustomerForbidden.standard()
+        const row = yield* repo.findOwned(partnerId, customerId.toLowerCase()).pipe(Effect.orDie)
+        if (row === undefined) return yield* CustomerForbidden.standard()
+        return row
+      })
+
+    const list = (partnerId: string, page: PageRequest) =>
+      paginate("customers", page, ({ beforeSeq, limit }) => repo.page(partnerId, beforeSeq, limit), (row) => row.seq).pipe(
+        Effect.map((result) => ({ items: result.items.map(toCustomer), nextCursor: result.nextCursor })),
+        Effect.provideService(Cursors, cursors),
+        Effect.catchTag("SqlError", Effect.die)
+      )
+
+    return Customers.of({ create, getOwned, list })
+  })
+)

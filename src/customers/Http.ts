@@ -1,0 +1,18 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { Api } from "../Api.js"
+import { CurrentPartner } from "../http/Auth.js"
+import { supportedCountries } from "../reference/Countries.js"
+import { Customers, toCustomer } from "./Customers.js"
+
+export const CustomersHttp = HttpApiBuilder.group(Api, "customers", (handlers) =>
+  Effect.gen(function*() {
+    const customers = yield* Customers
+    return handlers
+      .handle("create", ({ payload }) => Effect.flatMap(CurrentPartner, (partner) => customers.create(partner.id, payload)))
+      .handle("list", ({ urlParams }) => Effect.flatMap(CurrentPartner, (partner) => customers.list(partner.id, urlParams)))
+      .handle("get", ({ path }) =>
+        Effect.flatMap(CurrentPartner, (partner) => Effect.map(customers.getOwned(partner.id, path.customerId), toCustomer))
+      )
+      .handle("countries", () => Effect.succeed(supportedCountries))
+  }))

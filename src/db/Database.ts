@@ -1,0 +1,66 @@
+import { PGlite } from "@electric-sql/pglite"
+import { createPgConfig } from "@electric-sql/pglite/node-postgres"
+import { NodeContext } from "@effect/platform-node"
+import { SqlClient, SqlError } from "@effect/sql"
+import { PgClient, PgMigrator } from "@effect/sql-pg"
+import { Effect, Layer, Option, String as Str } from "effect"
+import * as NodeFs from "node:fs"
+import Pg from "pg"
+import { AppConfig } from "../config/AppConfig.js"
+import { migrations } from "./migrations/index.js"
+
+const naming = { transformResultNames: Str.snakeToCamel, transformQueryNames: Str.camelToSnake } as const
+
+export interface PgliteOptions {
+  /** A directory to keep the database in; in memory when absent. */
+  readonly dataDir?: string | undefined
+  /** A tarball from `PGlite.dumpDataDir` to start from (tests clone one migrated template). */
+  readonly loadDataDir?: Blob | undefined
+}
+
+/**
+ * PGlite behind a node-postgres pool, so that the service talks to it through the same `PgClient` (and the same
+ * SQL) as to PostgreSQL. PGlite serves one connection: the pool size is 1 and transactions queue.
+ */
+export const pgliteLayer = (options: PgliteOptions): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, SqlError.SqlError> =>
+  PgClient.layerFromPool({
+    ...naming,
+    acquire: Effect.acquireRelease(
+      Effect.tryPromise({
+        try: async () => {
+          if (options.dataDir !== undefined) NodeFs.mkdirSync(options.dataDir, { recursive: true })
+          const db = await PGlite.create({
+            ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
+            ...(options.loadDataDir !== undefined ? { loadDataDir: options.loadDataDir } : {})
+          })
+          const pool = new Pg.Pool(createPgConfig(db) as unknown as Pg.PoolConfig)
+          return { db, pool }
+        },
+        catch: (cause) => new SqlError.SqlError({ cause, message: "Could not open the embedded database" })
+      }),
+      ({ db, pool }) => Effect.promise(async () => {
+        await pool.end()
+        await db.close()
+      })
+    ).pipe(Effect.map(({ pool }) => pool))
+  })
+
+/** Applies the migrations; the same set on PGlite and PostgreSQL. */
+export const migrate = PgMigrator.run({ loader: PgMigrator.fromRecord(migrations) }).pipe(
+  Effect.provide(NodeContext.layer)
+)
+
+export const MigrationsLayer = Layer.effectDiscard(migrate)
+
+/** The database the configuration asks for: PostgreSQL with DATABASE_URL, else PGlite in DATA_DIR. */
+export const layerFromConfig: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, SqlError.SqlError, AppConfig> = Layer.unwrapEffect(
+  Effect.map(AppConfig, (config) =>
+    Option.match(config.databaseUrl, {
+      onSome: (url) => PgClient.layer({ ...naming, url, maxConnections: 10 }),
+      onNone: () => pgliteLayer(config.dataDir === ":memory:" ? {} : { dataDir: `${config.dataDir}/pgdata` })
+    })
+  )
+)
+
+/** Database plus migrations applied. */
+export const layer = MigrationsLayer.pipe(Layer.provideMerge(layerFromConfig))

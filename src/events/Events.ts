@@ -1,0 +1,131 @@
+import { SqlClient, SqlError } from "@effect/sql"
+import { Context, Effect, Layer, Option, PubSub, Ref, Schema } from "effect"
+import { ServiceClock } from "../clock/ServiceClock.js"
+import { Ids } from "../ids/Ids.js"
+
+/** The envelope of SPEC.md "Events": what a webhook body and the event log carry. */
+export const EventEnvelope = Schema.Struct({
+  id: Schema.UUID,
+  type: Schema.String,
+  createdAt: Schema.String,
+  data: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+})
+export type EventEnvelope = typeof EventEnvelope.Type
+
+/** An event as stored: the envelope plus the owner it is routed by. */
+export interface StoredEvent {
+  readonly seq: string
+  readonly partnerId: string
+  readonly customerId: string | null
+  readonly envelope: EventEnvelope
+}
+
+export interface NewEvent {
+  readonly partnerId: string
+  readonly customerId?: string | null | undefined
+  readonly type: string
+  readonly data: Record<string, unknown>
+}
+
+/** In-process fan-out of committed events to live feeds (SSE streams, the TUI). */
+export class EventBus extends Context.Tag("EventBus")<EventBus, PubSub.PubSub<StoredEvent>>() {}
+
+/** Capacity per subscriber; a subscriber that falls further behind loses its oldest events, never blocks writers. */
+const busCapacity = 4096
+
+export const EventBusLayer = Layer.scoped(EventBus, PubSub.sliding<StoredEvent>(busCapacity))
+
+/**
+ * Events written inside `transaction` are published after the commit, never before; events of a rolled-back
+ * transaction are never published.
+ */
+class PendingEvents extends Context.Tag("PendingEvents")<PendingEvents, Ref.Ref<Array<StoredEvent>>>() {}
+
+export const transaction = <A, E, R>(
+  effect: Effect.Effect<A, E, R>
+): Effect.Effect<A, E | SqlError.SqlError, R | SqlClient.SqlClient | EventBus> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const outer = yield* Effect.serviceOption(PendingEvents)
+    if (Option.isSome(outer)) return yield* sql.withTransaction(effect)
+    const pending = yield* Ref.make<Array<StoredEvent>>([])
+    const result = yield* sql.withTransaction(Effect.provideService(effect, PendingEvents, pending))
+    const bus = yield* EventBus
+    yield* PubSub.publishAll(bus, yield* Ref.get(pending))
+    return result
+  })
+
+interface EventRow {
+  readonly id: string
+  readonly seq: string
+  readonly partnerId: string
+  readonly customerId: string | null
+  readonly type: string
+  readonly data: Record<string, unknown>
+  readonly createdAt: Date
+}
+
+export const fromRow = (row: EventRow): StoredEvent => ({
+  seq: row.seq,
+  partnerId: row.partnerId,
+  customerId: row.customerId,
+  envelope: { id: row.id, type: row.type, createdAt: row.createdAt.toISOString(), data: row.data }
+})
+
+export interface EventQuery {
+  readonly partnerId: string
+  readonly customerId?: string | undefined
+  readonly type?: string | undefined
+  readonly beforeSeq?: string | undefined
+  readonly afterSeq?: string | undefined
+  readonly limit: number
+}
+
+/**
+ * The outbox: `record` writes an event in the caller's transaction. Everything that changes state records its
+ * event through here, in the same transaction as the change.
+ */
+export class Outbox extends Context.Tag("Outbox")<Outbox, {
+  readonly record: (event: NewEvent) => Effect.Effect<StoredEvent, SqlError.SqlError>
+  /** Newest first (or oldest first after `afterSeq`). */
+  readonly list: (query: EventQuery) => Effect.Effect<ReadonlyArray<StoredEvent>, SqlError.SqlError>
+}>() {}
+
+export const OutboxLayer = Layer.effect(
+  Outbox,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const clock = yield* ServiceClock
+    const ids = yield* Ids
+    const bus = yield* EventBus
+    const record = (event: NewEvent) =>
+      Effect.gen(function*() {
+        const id = yield* ids.uuid
+        const createdAt = yield* clock.now
+        const rows = yield* sql<EventRow>`
+          INSERT INTO events (id, partner_id, customer_id, type, data, created_at)
+          VALUES (${id}, ${event.partnerId}, ${event.customerId ?? null}, ${event.type},
+                  ${JSON.stringify(event.data)}::jsonb, ${createdAt})
+          RETURNING id, seq, partner_id, customer_id, type, data, created_at`
+        const stored = fromRow(rows[0]!)
+        const pending = yield* Effect.serviceOption(PendingEvents)
+        yield* Option.match(pending, {
+          onSome: (ref) => Ref.update(ref, (all) => [...all, stored]),
+          onNone: () => PubSub.publish(bus, stored)
+        })
+        return stored
+      })
+    const list = (query: EventQuery) => {
+      const conditions = [sql`partner_id = ${query.partnerId}`]
+      if (query.customerId !== undefined) conditions.push(sql`customer_id = ${query.customerId}`)
+      if (query.type !== undefined) conditions.push(sql`type = ${query.type}`)
+      if (query.beforeSeq !== undefined) conditions.push(sql`seq < ${query.beforeSeq}`)
+      if (query.afterSeq !== undefined) conditions.push(sql`seq > ${query.afterSeq}`)
+      const order = query.afterSeq !== undefined ? sql`ORDER BY seq ASC` : sql`ORDER BY seq DESC`
+      return sql<EventRow>`
+        SELECT id, seq, partner_id, customer_id, type, data, created_at FROM events
+        WHERE ${sql.and(conditions)} ${order} LIMIT ${query.limit}`.pipe(Effect.map((rows) => rows.map(fromRow)))
+    }
+    return Outbox.of({ record, list })
+  })
+)

@@ -1,0 +1,32 @@
+import { HttpApiMiddleware, HttpApiSecurity } from "@effect/platform"
+import { Context, Schema } from "effect"
+import { PartnerNotApproved, Unauthorized } from "./ApiError.js"
+
+export interface Partner {
+  readonly id: string
+  readonly name: string
+  readonly kybStatus: "PENDING" | "APPROVED" | "REJECTED"
+  readonly kybReason: string | null
+  readonly isDemo: boolean
+  readonly createdAt: Date
+  readonly updatedAt: Date
+}
+
+/** The partner whose API key made the request. */
+export class CurrentPartner extends Context.Tag("CurrentPartner")<CurrentPartner, Partner>() {}
+
+export const apiKeySecurity = HttpApiSecurity.apiKey({ in: "header", key: "x-api-key" })
+
+/** Partner routes: a known key of a partner whose KYB is approved (SPEC.md "Authentication" 1-6). */
+export class PartnerAuth extends HttpApiMiddleware.Tag<PartnerAuth>()("PartnerAuth", {
+  failure: Schema.Union(Unauthorized, PartnerNotApproved),
+  provides: CurrentPartner,
+  security: { apiKey: apiKeySecurity }
+}) {}
+
+/** Sandbox control routes: a known key, whatever the partner's KYB status (a tester approves KYB here). */
+export class SandboxAuth extends HttpApiMiddleware.Tag<SandboxAuth>()("SandboxAuth", {
+  failure: Unauthorized,
+  provides: CurrentPartner,
+  security: { apiKey: apiKeySecurity }
+}) {}

@@ -1,0 +1,96 @@
+import { HttpServerResponse } from "@effect/platform"
+import type { ErrorBody } from "./ApiError.js"
+
+/**
+ * Turns any error response into the SPEC.md error envelope. Endpoint errors already carry `code`, `message` and
+ * `error` (ApiError.ts); schema failures arrive as HttpApiDecodeError and become BAD_REQUEST with a message naming
+ * the field; responses produced by the router or server (unknown route, defects) get a code from their status.
+ */
+const statusDefaults: Record<number, { code: string; error: string; message: string }> = {
+  400: { code: "BAD_REQUEST", error: "BadRequest", message: "The request is not valid" },
+  401: { code: "UNAUTHORIZED", error: "Unauthorized", message: "Missing or unknown API key" },
+  403: { code: "FORBIDDEN", error: "Forbidden", message: "Forbidden" },
+  404: { code: "NOT_FOUND", error: "NotFound", message: "Not found" },
+  405: { code: "METHOD_NOT_ALLOWED", error: "MethodNotAllowed", message: "Method not allowed" },
+  413: { code: "PAYLOAD_TOO_LARGE", error: "PayloadTooLarge", message: "Request body is too large" },
+  415: { code: "UNSUPPORTED_MEDIA_TYPE", error: "UnsupportedMediaType", message: "Unsupported content type" },
+  499: { code: "CLIENT_CLOSED_REQUEST", error: "ClientClosedRequest", message: "The client closed the request" },
+  500: { code: "INTERNAL_ERROR", error: "InternalError", message: "Something went wrong on our side; retry with the same reference" },
+  503: { code: "SERVICE_UNAVAILABLE", error: "ServiceUnavailable", message: "The service is busy; retry with the same reference" }
+}
+
+interface DecodeIssue {
+  readonly path: ReadonlyArray<PropertyKey>
+  readonly message: string
+}
+
+const describeIssue = (issue: DecodeIssue): string => {
+  const field = issue.path.map(String).join(".")
+  if (field === "") {
+    return /actual null|actual undefined/.test(issue.message)
+      ? "request body is required and must be a JSON object"
+      : issue.message.split("\n")[0] ?? issue.message
+  }
+  if (issue.message === "is missing") return `${field}: is required`
+  return `${field}: ${issue.message.split("\n")[0]}`
+}
+
+const parseBody = (response: HttpServerResponse.HttpServerResponse): Record<string, unknown> | undefined => {
+  if (response.body._tag !== "Uint8Array") return undefined
+  try {
+    const value: unknown = JSON.parse(new TextDecoder().decode(response.body.body))
+    return typeof value === "object" && value !== null ? value as Record<string, unknown> : undefined
+  } catch {
+    return undefined
+  }
+}
+
+export const errorBody = (options: {
+  readonly status: number
+  readonly code?: string | undefined
+  readonly message?: string | undefined
+  readonly error?: string | undefined
+  readonly path: string
+  readonly timestamp: Date
+}): ErrorBody => {
+  const defaults = statusDefaults[options.status] ?? statusDefaults[options.status >= 500 ? 500 : 400]!
+  return {
+    success: false,
+    statusCode: options.status,
+    code: options.code ?? defaults.code,
+    message: options.message ?? defaults.message,
+    error: options.error ?? defaults.error,
+    timestamp: options.timestamp.toISOString(),
+    path: options.path
+  }
+}
+
+export const errorResponse = (body: ErrorBody, headers?: Record<string, string>) =>
+  HttpServerResponse.unsafeJson(body, { status: body.statusCode, ...(headers ? { headers } : {}) })
+
+/** Rewrites an error response (status 400 and up) into the envelope; leaves every other response alone. */
+export const normalizeError = (
+  response: HttpServerResponse.HttpServerResponse,
+  context: { readonly path: string; readonly timestamp: Date }
+): HttpServerResponse.HttpServerResponse => {
+  if (response.status < 400) return response
+  const parsed = parseBody(response)
+  let code: string | undefined
+  let message: string | undefined
+  let error: string | undefined
+  if (parsed?._tag === "HttpApiDecodeError" && Array.isArray(parsed.issues)) {
+    const issues = parsed.issues as ReadonlyArray<DecodeIssue>
+    code = "BAD_REQUEST"
+    error = "BadRequest"
+    const firstPerField = issues.filter((issue, index) =>
+      issues.findIndex((other) => other.path.map(String).join(".") === issue.path.map(String).join(".")) === index
+    )
+    message = firstPerField.slice(0, 5).map(describeIssue).join("; ") || "The request is not valid"
+  } else if (typeof parsed?.code === "string" && typeof parsed.message === "string") {
+    code = parsed.code
+    message = parsed.message
+    error = typeof parsed.error === "string" ? parsed.error : typeof parsed._tag === "string" ? parsed._tag : undefined
+  }
+  const body = errorBody({ status: response.status, code, message, error, path: context.path, timestamp: context.timestamp })
+  return HttpServerResponse.unsafeJson(body, { status: response.status, headers: response.headers })
+}

@@ -1,0 +1,30 @@
+import { Command } from "@effect/cli"
+import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import { ConfigError, Console, Effect, Layer, Logger } from "effect"
+import { Banner, makeServicesLayer, ServerLayer } from "./App.js"
+import * as AppConfig from "./config/AppConfig.js"
+import * as Database from "./db/Database.js"
+
+const withConfig = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.gen(function*() {
+    const config = yield* AppConfig.appConfig
+    return yield* effect.pipe(
+      Effect.provide(Layer.succeed(AppConfig.AppConfig, config)),
+      Effect.provide(Logger.logFmt),
+      Logger.withMinimumLogLevel(config.logLevel)
+    )
+  }).pipe(
+    Effect.catchIf(ConfigError.isConfigError, (error) =>
+      Effect.zipRight(Console.error(AppConfig.describeConfigError(error)), Effect.sync(() => process.exit(78))))
+  )
+
+const serve = Command.make("serve", {}, () =>
+  withConfig(
+    Layer.launch(Banner.pipe(Layer.provideMerge(ServerLayer), Layer.provideMerge(makeServicesLayer(Database.layerFromConfig))))
+  )).pipe(Command.withDescription("Run the HTTP server (sandbox mode on the embedded database by default)"))
+
+const root = Command.make("service").pipe(Command.withSubcommands([serve]))
+
+const cli = Command.run(root, { name: "partner-money-movement", version: "0.1.0" })
+
+cli(process.argv).pipe(Effect.provide(NodeContext.layer), NodeRuntime.runMain({ disablePrettyLogger: true }))

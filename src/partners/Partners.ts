@@ -1,0 +1,143 @@
+import { SqlClient } from "@effect/sql"
+import { Context, Effect, Layer } from "effect"
+import { ServiceClock } from "../clock/ServiceClock.js"
+import { AppConfig } from "../config/AppConfig.js"
+import { base62, constantTimeEqual, sha256 } from "../crypto/Hashing.js"
+import { Keys } from "../crypto/Keys.js"
+import { EventBus, Outbox, transaction } from "../events/Events.js"
+import { PartnerNotApproved, Unauthorized } from "../http/ApiError.js"
+import type { Partner } from "../http/Auth.js"
+import { Ids } from "../ids/Ids.js"
+import * as PartnersRepo from "./PartnersRepo.js"
+
+export type KybStatus = Partner["kybStatus"]
+
+export interface CreatedPartner {
+  readonly partner: Partner
+  /** The plaintext key: shown once, stored only as a SHA-256 hash. */
+  readonly apiKey: string
+}
+
+const kybEvent = (status: KybStatus) =>
+  status === "APPROVED" ? "partner.approved" : status === "REJECTED" ? "partner.rejected" : "partner.resubmission_requested"
+
+/**
+ * Partner businesses and their API keys. Keys are 32 random bytes in base62 behind a mode prefix; only their
+ * SHA-256 is stored (a key has full entropy, so a slow password hash would add nothing), looked up by hash and
+ * compared again in constant time.
+ */
+export class Partners extends Context.Tag("Partners")<Partners, {
+  readonly create: (input: { readonly name: string; readonly kybStatus: KybStatus }) => Effect.Effect<CreatedPartner>
+  readonly authenticate: (apiKey: string) => Effect.Effect<Partner, Unauthorized>
+  readonly requireApproved: (partner: Partner) => Effect.Effect<Partner, PartnerNotApproved>
+  readonly setKyb: (partnerId: string, status: KybStatus, reason: string | null) => Effect.Effect<Partner>
+  /** Creates the sandbox demo partner on first start; its key is derived from the sandbox key material. */
+  readonly ensureDemo: Effect.Effect<CreatedPartner>
+}>() {}
+
+export const layer = Layer.effect(
+  Partners,
+  Effect.gen(function*() {
+    const repo = yield* PartnersRepo.make
+    const sql = yield* SqlClient.SqlClient
+    const clock = yield* ServiceClock
+    const ids = yield* Ids
+    const outbox = yield* Outbox
+    const bus = yield* EventBus
+    const keys = yield* Keys
+    const config = yield* AppConfig
+    const keyPrefix = config.mode === "production" ? "sk_live_" : "sk_sandbox_"
+    const inTransaction = <A, E>(effect: Effect.Effect<A, E, never>) =>
+      transaction(effect).pipe(
+        Effect.provideService(SqlClient.SqlClient, sql),
+        Effect.provideService(EventBus, bus),
+        Effect.orDie
+      )
+
+    const storeKey = (partnerId: string, apiKey: string) =>
+      Effect.gen(function*() {
+        yield* repo.insertKey({
+          id: yield* ids.uuid,
+          partnerId,
+          keyHash: sha256(apiKey),
+          keyPrefix: apiKey.slice(0, keyPrefix.length + 4),
+          createdAt: yield* clock.now
+        })
+      })
+
+    const insertPartner = (input: { name: string; kybStatus: KybStatus; isDemo: boolean }, apiKey: string) =>
+      Effect.gen(function*() {
+        const now = yield* clock.now
+        const partner: Partner = {
+          id: yield* ids.uuid,
+          name: input.name,
+          kybStatus: input.kybStatus,
+          kybReason: null,
+          isDemo: input.isDemo,
+          createdAt: now,
+          updatedAt: now
+        }
+        yield* repo.insert(partner)
+        yield* storeKey(partner.id, apiKey)
+        if (input.kybStatus === "APPROVED") {
+          yield* outbox.record({ partnerId: partner.id, type: "partner.approved", data: { partnerId: partner.id, status: "APPROVED" } })
+        }
+        return { partner, apiKey }
+      })
+
+    const create = (input: { readonly name: string; readonly kybStatus: KybStatus }) =>
+      Effect.gen(function*() {
+        const apiKey = keyPrefix + base62(yield* ids.bytes(32))
+        return yield* inTransaction(insertPartner({ ...input, isDemo: false }, apiKey))
+      })
+
+    const unauthorized = (message: string) => new Unauthorized({ message })
+
+    const authenticate = (apiKey: string) =>
+      Effect.gen(function*() {
+        if (apiKey.length === 0) return yield* unauthorized("Missing API key: send it in the x-api-key header")
+        if (apiKey.length > 256) return yield* unauthorized("Unknown API key")
+        const hash = sha256(apiKey)
+        const found = yield* repo.findByKeyHash(hash).pipe(Effect.orDie)
+        if (found === undefined || !constantTimeEqual(Buffer.from(found.keyHash), hash)) {
+          return yield* unauthorized("Unknown API key")
+        }
+        const { keyHash: _, ...partner } = found
+        return partner
+      })
+
+    const requireApproved = (partner: Partner) =>
+      partner.kybStatus === "APPROVED"
+        ? Effect.succeed(partner)
+        : Effect.fail(
+          new PartnerNotApproved({
+            message: `Your partner account is not yet approved: KYB status is ${partner.kybStatus}. ` +
+              `Partner routes open once compliance approves your business.`
+          })
+        )
+
+    const setKyb = (partnerId: string, status: KybStatus, reason: string | null) =>
+      inTransaction(Effect.gen(function*() {
+        const partner = yield* repo.updateKyb(partnerId, status, reason, yield* clock.now)
+        const data = status === "APPROVED" ? { partnerId, status } : { partnerId, status, reason }
+        yield* outbox.record({ partnerId, type: kybEvent(status), data })
+        return partner
+      }))
+
+    const ensureDemo = Effect.gen(function*() {
+      const apiKey = `${keyPrefix}demo_${base62(keys.demoPartner.subarray(0, 24))}`
+      return yield* inTransaction(Effect.gen(function*() {
+        const existing = yield* repo.findDemo
+        if (existing === undefined) {
+          return yield* insertPartner({ name: "Demo Partner", kybStatus: "APPROVED", isDemo: true }, apiKey)
+        }
+        const known = yield* repo.findByKeyHash(sha256(apiKey))
+        if (known === undefined) yield* storeKey(existing.id, apiKey)
+        return { partner: existing, apiKey }
+      }))
+    })
+
+    return Partners.of({ create, authenticate, requireApproved, setKyb, ensureDemo })
+  })
+)
+

@@ -1,0 +1,95 @@
+import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { Schema } from "effect"
+import { BadRequest, InvalidCursor } from "../http/ApiError.js"
+import { SandboxAuth } from "../http/Auth.js"
+import { Envelope, PageEnvelope } from "../http/Envelope.js"
+import { PageParams } from "../http/Pagination.js"
+
+export const KybStatus = Schema.Literal("PENDING", "APPROVED", "REJECTED")
+
+export const CreatePartner = Schema.Struct({
+  name: Schema.optional(Schema.Trim.pipe(Schema.compose(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200))))),
+  kybStatus: Schema.optional(KybStatus)
+})
+
+export const CreatedPartner = Schema.Struct({
+  partnerId: Schema.UUID,
+  name: Schema.String,
+  apiKey: Schema.String,
+  kybStatus: KybStatus
+})
+
+export const PartnerView = Schema.Struct({
+  partnerId: Schema.UUID,
+  name: Schema.String,
+  kybStatus: KybStatus,
+  kybReason: Schema.NullOr(Schema.String),
+  updatedAt: Schema.Date
+})
+
+export const SetKyb = Schema.Struct({
+  status: KybStatus,
+  reason: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(500)))
+})
+
+export const ClockReading = Schema.Struct({
+  now: Schema.Date,
+  offsetSeconds: Schema.Number
+})
+
+/** At most 400 days per call: enough to walk any schedule, small enough to catch a unit mistake. */
+export const AdvanceClock = Schema.Struct({
+  seconds: Schema.Number.pipe(
+    Schema.int({ message: () => "must be a whole number of seconds" }),
+    Schema.between(1, 400 * 86_400, { message: () => "must be from 1 to 34560000 (400 days)" })
+  )
+})
+
+export const Event = Schema.Struct({
+  id: Schema.UUID,
+  type: Schema.String,
+  createdAt: Schema.String,
+  customerId: Schema.NullOr(Schema.String),
+  data: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+})
+
+export const EventFilter = Schema.Struct({
+  ...PageParams,
+  customerId: Schema.optional(Schema.UUID.annotations({ message: () => "must be a customer id (uuid)" })),
+  type: Schema.optional(Schema.String.pipe(Schema.pattern(/^[a-z_]+\.[a-z_]+$/, { message: () => "must be an event type such as customer.registered" })))
+})
+
+/** Creating a partner is the one unauthenticated sandbox route: it is how a tester gets a key. */
+export class SandboxPartnersApi extends HttpApiGroup.make("sandboxPartners")
+  .add(
+    HttpApiEndpoint.post("create", "/partners")
+      .setPayload(CreatePartner)
+      .addSuccess(Envelope(CreatedPartner), { status: 201 })
+      .addError(BadRequest)
+  )
+  .prefix("/sandbox")
+{}
+
+export class SandboxApi extends HttpApiGroup.make("sandbox")
+  .add(HttpApiEndpoint.get("partner", "/partner").addSuccess(Envelope(PartnerView)))
+  .add(
+    HttpApiEndpoint.post("setKyb", "/partner/kyb")
+      .setPayload(SetKyb)
+      .addSuccess(Envelope(PartnerView))
+      .addError(BadRequest)
+  )
+  .add(HttpApiEndpoint.get("clock", "/clock").addSuccess(Envelope(ClockReading)))
+  .add(
+    HttpApiEndpoint.post("advanceClock", "/clock/advance")
+      .setPayload(AdvanceClock)
+      .addSuccess(Envelope(ClockReading))
+  )
+  .add(
+    HttpApiEndpoint.get("events", "/events")
+      .setUrlParams(EventFilter)
+      .addSuccess(PageEnvelope(Event))
+      .addError(InvalidCursor)
+  )
+  .middleware(SandboxAuth)
+  .prefix("/sandbox")
+{}
