@@ -14,6 +14,11 @@ const base = HttpApi.make("api")
   .annotate(OpenApi.Title, "Partner Money Movement Service")
   .annotate(OpenApi.Description, "Partner routes under /api/v1/partner/v1, authenticated with the x-api-key header.")
 
-export class Api extends base.add(SandboxPartnersApi).add(SandboxApi).prefix("/api/v1") {}
+/** Sandbox control groups: each rail's controls are added here. */
+export class Api extends base
+  .add(SandboxPartnersApi)
+  .add(SandboxApi)
+  .prefix("/api/v1")
+{}
 
 export class ProductionApi extends base.prefix("/api/v1") {}

@@ -32,8 +32,16 @@ export const makeServicesLayer = (database: DatabaseLayer, ids: Layer.Layer<Ids.
   )
   const clock = ServiceClock.layer.pipe(Layer.provideMerge(foundation))
   const infrastructure = Layer.mergeAll(OutboxLayer, CursorsLayer).pipe(Layer.provideMerge(clock))
-  return Layer.mergeAll(Partners.layer, Customers.layer).pipe(Layer.provideMerge(infrastructure))
+  // Domain services, each resource's layer added here; a layer that needs another goes in a later tier.
+  const tier1 = Layer.mergeAll(Partners.layer, Customers.layer).pipe(Layer.provideMerge(infrastructure))
+  return tier1
 }
+
+/** Handlers of the partner-facing groups (served in both modes). */
+const partnerGroups = Layer.mergeAll(HealthHttp, CustomersHttp)
+
+/** Handlers of the sandbox control groups (sandbox mode only). */
+const sandboxGroups = Layer.mergeAll(SandboxHttp, SandboxPartnersHttp)
 
 const docsPath = "/api/v1/docs"
 const openApiPath = "/api/v1/openapi.json"
@@ -44,8 +52,8 @@ export const ServerLayer = Layer.unwrapEffect(Effect.gen(function*() {
   const sandbox = config.mode === "sandbox"
   const api = sandbox ? Api : ProductionApi
   const apiLayer = (sandbox
-    ? HttpApiBuilder.api(Api).pipe(Layer.provide([HealthHttp, CustomersHttp, SandboxHttp, SandboxPartnersHttp]))
-    : HttpApiBuilder.api(ProductionApi).pipe(Layer.provide([HealthHttp, CustomersHttp]))
+    ? HttpApiBuilder.api(Api).pipe(Layer.provide(partnerGroups), Layer.provide(sandboxGroups))
+    : HttpApiBuilder.api(ProductionApi).pipe(Layer.provide(partnerGroups))
   ).pipe(Layer.provide([PartnerAuthLive, SandboxAuthLive]))
   const middleware = makeHttpMiddleware({
     maxJsonBodyBytes: config.maxJsonBodyBytes,

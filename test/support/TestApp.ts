@@ -1,0 +1,149 @@
+import { PGlite } from "@electric-sql/pglite"
+import { HttpServer } from "@effect/platform"
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer, LogLevel, Logger, ManagedRuntime, Option, Redacted } from "effect"
+import * as NodeCrypto from "node:crypto"
+import * as NodeFs from "node:fs"
+import Pg from "pg"
+import { inject } from "vitest"
+import { baseUrlOf, makeServicesLayer, ServerLayer, type DatabaseLayer } from "../../src/App.js"
+import { AppConfig, type AppConfigShape } from "../../src/config/AppConfig.js"
+import { pgliteLayer } from "../../src/db/Database.js"
+import * as Ids from "../../src/ids/Ids.js"
+import { PgClient } from "@effect/sql-pg"
+import { String as Str } from "effect"
+
+/** Which database the suite runs on: PostgreSQL when TEST_DATABASE_URL is set, else PGlite. */
+export const databaseKind = (): "postgres" | "pglite" => (inject("pgTemplate") ? "postgres" : "pglite")
+
+/**
+ * A fresh database for one test app, cloned from the migrated template: a PGlite data dir loaded from the
+ * template tarball, or a PostgreSQL database created from the template database.
+ */
+export const testDatabaseLayer = async (): Promise<{ layer: DatabaseLayer; url?: string }> => {
+  const pgTemplate = inject("pgTemplate")
+  if (pgTemplate) {
+    const serverUrl = process.env.TEST_DATABASE_URL!
+    const name = `pmm_t_${NodeCrypto.randomBytes(6).toString("hex")}`
+    const admin = new Pg.Client({ connectionString: serverUrl })
+    await admin.connect()
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${pgTemplate}`)
+    await admin.end()
+    const url = new URL(serverUrl)
+    url.pathname = `/${name}`
+    return {
+      url: url.toString(),
+      layer: PgClient.layer({
+        transformResultNames: Str.snakeToCamel,
+        transformQueryNames: Str.camelToSnake,
+        url: Redacted.make(url.toString()),
+        maxConnections: 8
+      })
+    }
+  }
+  const tarball = NodeFs.readFileSync(inject("pgliteTemplate"))
+  return { layer: pgliteLayer({ loadDataDir: new Blob([tarball]) }) }
+}
+
+export const testConfig = (overrides: Partial<AppConfigShape> = {}): AppConfigShape => ({
+  port: 0,
+  host: "127.0.0.1",
+  dataDir: ":memory:",
+  databaseUrl: Option.none(),
+  mode: "sandbox",
+  encryptionKey: Option.some(Redacted.make("11".repeat(32))),
+  logLevel: LogLevel.Warning,
+  maxJsonBodyBytes: 1024 * 1024,
+  actorMailboxCapacity: 256,
+  actorIdleMs: 60_000,
+  webhookTimeoutMs: 10_000,
+  ...overrides
+})
+
+export interface Reply<T = any> {
+  readonly status: number
+  readonly body: T
+  readonly headers: Headers
+}
+
+export interface RequestOptions {
+  readonly apiKey?: string | undefined
+  readonly body?: unknown
+  readonly rawBody?: string | Uint8Array | undefined
+  readonly headers?: Record<string, string> | undefined
+}
+
+export interface TestApp {
+  /** `http://127.0.0.1:<port>/api/v1` */
+  readonly baseUrl: string
+  readonly request: <T = any>(method: string, path: string, options?: RequestOptions) => Promise<Reply<T>>
+  /** Creates a sandbox partner and returns its API key. */
+  readonly newPartner: (kybStatus?: "APPROVED" | "PENDING" | "REJECTED") => Promise<{ partnerId: string; apiKey: string }>
+  /** Runs raw SQL on the app's database (for checks that a failed request wrote nothing). */
+  readonly query: <T = Record<string, unknown>>(text: string, params?: ReadonlyArray<unknown>) => Promise<ReadonlyArray<T>>
+  /** Runs an effect with the app's services. */
+  readonly run: <A, E>(effect: Effect.Effect<A, E, any>) => Promise<A>
+  readonly close: () => Promise<void>
+}
+
+/** Starts the whole service on a loopback port with a fresh database; talk to it with real HTTP. */
+export const startTestApp = async (options: { readonly config?: Partial<AppConfigShape>; readonly seed?: string } = {}): Promise<TestApp> => {
+  const database = await testDatabaseLayer()
+  const config = testConfig(options.config)
+  const ids = options.seed === undefined ? Ids.layer : Ids.layerSeeded(options.seed)
+  const layer = ServerLayer.pipe(
+    Layer.provideMerge(makeServicesLayer(database.layer, ids)),
+    Layer.provide(Logger.minimumLogLevel(config.logLevel)),
+    Layer.provideMerge(Layer.succeed(AppConfig, config))
+  )
+  const runtime = ManagedRuntime.make(layer as Layer.Layer<any, any, never>)
+  const server = await runtime.runPromise(HttpServer.HttpServer as Effect.Effect<HttpServer.HttpServer, never, any>)
+  const baseUrl = baseUrlOf(server.address)
+
+  const request = async <T>(method: string, path: string, opts: RequestOptions = {}): Promise<Reply<T>> => {
+    const headers: Record<string, string> = { ...opts.headers }
+    if (opts.apiKey !== undefined) headers["x-api-key"] = opts.apiKey
+    let body: string | Uint8Array | undefined = opts.rawBody
+    if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body)
+      headers["content-type"] ??= "application/json"
+    }
+    const response = await fetch(baseUrl + path, { method, headers, ...(body !== undefined ? { body } : {}) })
+    const text = await response.text()
+    let parsed: unknown = text
+    try {
+      parsed = text === "" ? undefined : JSON.parse(text)
+    } catch {
+      parsed = text
+    }
+    return { status: response.status, body: parsed as T, headers: response.headers }
+  }
+
+  const run = <A, E>(effect: Effect.Effect<A, E, any>) => runtime.runPromise(effect as Effect.Effect<A, E, never>)
+
+  return {
+    baseUrl,
+    request,
+    newPartner: async (kybStatus = "APPROVED") => {
+      const reply = await request<any>("POST", "/sandbox/partners", { body: { kybStatus } })
+      if (reply.status !== 201) throw new Error(`partner creation failed: ${JSON.stringify(reply.body)}`)
+      return { partnerId: reply.body.data.partnerId, apiKey: reply.body.data.apiKey }
+    },
+    query: (text, params = []) =>
+      run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(text, params as Array<any>))) as Promise<ReadonlyArray<any>>,
+    run,
+    close: () => runtime.dispose()
+  }
+}
+
+/** A valid customer body; override any field. */
+export const customerBody = (overrides: Record<string, unknown> = {}) => ({
+  firstName: "Ada",
+  lastName: "Obi",
+  email: `ada.${NodeCrypto.randomBytes(4).toString("hex")}@example.com`,
+  phoneNumber: "+2348012345678",
+  country: "NG",
+  ...overrides
+})
+
+export { PGlite }
