@@ -17,6 +17,11 @@ export interface ServiceClockShape {
   readonly sleepUntil: (at: Date) => Effect.Effect<void>
   /** Completes at the next advance. */
   readonly nextAdvance: Effect.Effect<void>
+  /**
+   * Registers work that `advance` runs (and waits for) after moving the clock: each time-driven worker registers
+   * "process everything now due", so that when an advance call returns, everything due by the new time has run.
+   */
+  readonly registerDrain: (drain: Effect.Effect<void>) => Effect.Effect<void>
 }
 
 export class ServiceClock extends Context.Tag("ServiceClock")<ServiceClock, ServiceClockShape>() {}
@@ -28,6 +33,7 @@ export const make = (initialOffsetMs: number, persist: (offsetMs: number) => Eff
   Effect.gen(function*() {
     const offset = yield* Ref.make(initialOffsetMs)
     const advanced = yield* Ref.make(yield* Deferred.make<void>())
+    const drains = yield* Ref.make<ReadonlyArray<Effect.Effect<void>>>([])
     const nowMillis = Effect.map(Ref.get(offset), (ms) => Date.now() + ms)
     const nextAdvance = Effect.flatMap(Ref.get(advanced), Deferred.await)
     const sleepUntil = (at: Date): Effect.Effect<void> =>
@@ -46,6 +52,9 @@ export const make = (initialOffsetMs: number, persist: (offsetMs: number) => Eff
         const fresh = yield* Deferred.make<void>()
         const previous = yield* Ref.getAndSet(advanced, fresh)
         yield* Deferred.succeed(previous, undefined)
+        for (const drain of yield* Ref.get(drains)) {
+          yield* drain.pipe(Effect.catchAllCause((cause) => Effect.logError("drain after clock advance failed", cause)))
+        }
         return new Date(yield* nowMillis)
       })
     return ServiceClock.of({
@@ -54,7 +63,8 @@ export const make = (initialOffsetMs: number, persist: (offsetMs: number) => Eff
       offsetMs: Ref.get(offset),
       advance,
       sleepUntil,
-      nextAdvance
+      nextAdvance,
+      registerDrain: (drain) => Ref.update(drains, (all) => [...all, drain])
     })
   })
 
