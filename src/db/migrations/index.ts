@@ -1,6 +1,8 @@
 import foundation from "./0001_foundation.js"
+import ledger from "./0002_ledger.js"
 
 /** Every migration, in order; statically imported so that tsx, vitest and compiled code load the same set. */
 export const migrations = {
-  "0001_foundation": foundation
+  "0001_foundation": foundation,
+  "0002_ledger": ledger
 }
