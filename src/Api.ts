@@ -1,6 +1,7 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { CustomersApi } from "./customers/Api.js"
 import { HealthApi } from "./health/Api.js"
+import { LedgerApi } from "./ledger/Api.js"
 import { SandboxApi, SandboxPartnersApi } from "./sandbox/Api.js"
 
 /**
@@ -11,6 +12,7 @@ import { SandboxApi, SandboxPartnersApi } from "./sandbox/Api.js"
 const base = HttpApi.make("api")
   .add(HealthApi)
   .add(CustomersApi)
+  .add(LedgerApi)
   .annotate(OpenApi.Title, "Partner Money Movement Service")
   .annotate(OpenApi.Description, "Partner routes under /api/v1/partner/v1, authenticated with the x-api-key header.")
 

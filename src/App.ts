@@ -18,6 +18,11 @@ import { makeHttpMiddleware, routeTable } from "./http/Middleware.js"
 import { CursorsLayer } from "./http/Pagination.js"
 import * as Ids from "./ids/Ids.js"
 import * as Partners from "./partners/Partners.js"
+import * as CustomerActors from "./ledger/CustomerActors.js"
+import { LedgerHttp } from "./ledger/Http.js"
+import * as Idempotency from "./ledger/Idempotency.js"
+import * as Ledger from "./ledger/Ledger.js"
+import * as LedgerReads from "./ledger/LedgerReads.js"
 import { SandboxHttp, SandboxPartnersHttp } from "./sandbox/Http.js"
 
 export type DatabaseLayer = Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, SqlError.SqlError, AppConfig>
@@ -33,12 +38,19 @@ export const makeServicesLayer = (database: DatabaseLayer, ids: Layer.Layer<Ids.
   const clock = ServiceClock.layer.pipe(Layer.provideMerge(foundation))
   const infrastructure = Layer.mergeAll(OutboxLayer, CursorsLayer).pipe(Layer.provideMerge(clock))
   // Domain services, each resource's layer added here; a layer that needs another goes in a later tier.
-  const tier1 = Layer.mergeAll(Partners.layer, Customers.layer).pipe(Layer.provideMerge(infrastructure))
-  return tier1
+  const tier1 = Layer.mergeAll(
+    Partners.layer,
+    Customers.layer,
+    Ledger.layer,
+    Idempotency.layer,
+    CustomerActors.layer
+  ).pipe(Layer.provideMerge(infrastructure))
+  const tier2 = Layer.mergeAll(LedgerReads.layer).pipe(Layer.provideMerge(tier1))
+  return tier2
 }
 
 /** Handlers of the partner-facing groups (served in both modes). */
-const partnerGroups = Layer.mergeAll(HealthHttp, CustomersHttp)
+const partnerGroups = Layer.mergeAll(HealthHttp, CustomersHttp, LedgerHttp)
 
 /** Handlers of the sandbox control groups (sandbox mode only). */
 const sandboxGroups = Layer.mergeAll(SandboxHttp, SandboxPartnersHttp)

@@ -4,6 +4,7 @@ import { ConfigError, Console, Effect, Layer, Logger } from "effect"
 import { Banner, makeServicesLayer, ServerLayer } from "./App.js"
 import * as AppConfig from "./config/AppConfig.js"
 import * as Database from "./db/Database.js"
+import { checkLedger } from "./ledger/LedgerCheck.js"
 
 const withConfig = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.gen(function*() {
@@ -23,7 +24,19 @@ const serve = Command.make("serve", {}, () =>
     Layer.launch(Banner.pipe(Layer.provideMerge(ServerLayer), Layer.provideMerge(makeServicesLayer(Database.layerFromConfig))))
   )).pipe(Command.withDescription("Run the HTTP server (sandbox mode on the embedded database by default)"))
 
-const root = Command.make("service").pipe(Command.withSubcommands([serve]))
+const ledgerCheck = Command.make("ledger-check", {}, () =>
+  withConfig(
+    Effect.gen(function*() {
+      const report = yield* checkLedger
+      yield* Console.log(JSON.stringify(report, null, 2))
+      if (report.violations.length > 0) {
+        return yield* Effect.fail(new Error(`${report.violations.length} ledger invariant violation(s)`))
+      }
+      yield* Console.log("ledger: every invariant holds")
+    }).pipe(Effect.provide(Database.layer))
+  )).pipe(Command.withDescription("Verify every ledger invariant against the configured database"))
+
+const root = Command.make("service").pipe(Command.withSubcommands([serve, ledgerCheck]))
 
 const cli = Command.run(root, { name: "partner-money-movement", version: "0.1.0" })
 

@@ -1,0 +1,94 @@
+import { SqlClient } from "@effect/sql"
+import { Context, Effect, Layer, Schema } from "effect"
+import { ServiceClock } from "../clock/ServiceClock.js"
+import { Ids } from "../ids/Ids.js"
+import { ReferenceInUse } from "./Errors.js"
+
+/**
+ * Idempotency by `reference` (SPEC.md), one mechanism for every money-moving endpoint. A reference is unique per
+ * partner per endpoint (primary key of `idempotency_keys`). `claim` runs inside the customer's command
+ * transaction: the first request inserts the key together with its resource; a repeat finds the key and gets the
+ * original resource id back (the caller returns the original record and moves nothing). Races between two
+ * customers of one partner are settled by the primary key: PostgreSQL makes the second insert wait for the first
+ * transaction and then sees its row.
+ */
+export const referencePattern = /^[A-Za-z0-9._-]{1,120}$/
+
+export const Reference = Schema.String.pipe(
+  Schema.pattern(referencePattern, {
+    message: () => "must be 1 to 120 characters of letters, digits, dot, underscore or hyphen"
+  })
+)
+
+export type Claim = { readonly _tag: "New" } | { readonly _tag: "Existing"; readonly resourceId: string }
+
+export interface ClaimInput {
+  readonly partnerId: string
+  /** The endpoint's scope name, e.g. "withdraw", "send", "funding.charge". */
+  readonly endpoint: string
+  readonly reference: string
+  readonly customerId: string
+  readonly resourceId: string
+}
+
+export class Idempotency extends Context.Tag("Idempotency")<Idempotency, {
+  readonly claim: (input: ClaimInput) => Effect.Effect<Claim, ReferenceInUse>
+  /** A fresh reference for a request that did not send one (so a retry without one creates a second operation). */
+  readonly generate: Effect.Effect<string>
+  /**
+   * The whole pattern: claim the reference, then create the resource or load the original one.
+   */
+  readonly once: <A, E>(
+    input: Omit<ClaimInput, "resourceId">,
+    create: (resourceId: string) => Effect.Effect<A, E>,
+    load: (resourceId: string) => Effect.Effect<A, E>
+  ) => Effect.Effect<A, E | ReferenceInUse>
+}>() {}
+
+export const layer = Layer.effect(
+  Idempotency,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const clock = yield* ServiceClock
+    const ids = yield* Ids
+
+    const claim = (input: ClaimInput) =>
+      Effect.gen(function*() {
+        const inserted = yield* sql<{ resourceId: string }>`
+          INSERT INTO idempotency_keys (partner_id, endpoint, reference, customer_id, resource_id, created_at)
+          VALUES (${input.partnerId}, ${input.endpoint}, ${input.reference}, ${input.customerId}, ${input.resourceId},
+                  ${yield* clock.now})
+          ON CONFLICT DO NOTHING
+          RETURNING resource_id`
+        if (inserted.length > 0) return { _tag: "New" } as Claim
+        const existing = yield* sql<{ customerId: string; resourceId: string }>`
+          SELECT customer_id, resource_id FROM idempotency_keys
+          WHERE partner_id = ${input.partnerId} AND endpoint = ${input.endpoint} AND reference = ${input.reference}`
+        const row = existing[0]
+        if (row === undefined) return yield* Effect.dieMessage("idempotency: key vanished after a conflict")
+        if (row.customerId !== input.customerId) {
+          return yield* new ReferenceInUse({
+            message: `reference ${input.reference} is already used by another customer of this partner on this endpoint`
+          })
+        }
+        return { _tag: "Existing", resourceId: row.resourceId } as Claim
+      }).pipe(Effect.catchTag("SqlError", Effect.die))
+
+    const once = <A, E>(
+      input: Omit<ClaimInput, "resourceId">,
+      create: (resourceId: string) => Effect.Effect<A, E>,
+      load: (resourceId: string) => Effect.Effect<A, E>
+    ) =>
+      Effect.gen(function*() {
+        const resourceId = yield* ids.uuid
+        const result = yield* claim({ ...input, resourceId })
+        return result._tag === "New" ? yield* create(resourceId) : yield* load(result.resourceId)
+      })
+
+    return Idempotency.of({
+      claim,
+      generate: Effect.map(ids.bytes(12), (bytes) => `ref_${bytes.toString("hex")}`),
+      once
+    })
+  })
+)

@@ -1,0 +1,114 @@
+import { SqlClient } from "@effect/sql"
+import { Context, Effect, Layer } from "effect"
+import type { CustomerRow } from "../customers/CustomersRepo.js"
+import type { InvalidCursor } from "../http/ApiError.js"
+import type { Page } from "../http/Envelope.js"
+import { Cursors, paginate, type PageRequest } from "../http/Pagination.js"
+import { type Asset, isAsset, toNumber } from "../money/Money.js"
+import { Ledger } from "./Ledger.js"
+
+export interface BalanceEntry {
+  readonly currency: string
+  readonly balance: number
+}
+
+export interface LedgerEntryView {
+  readonly id: string
+  readonly type: "CREDIT" | "DEBIT"
+  readonly reason: string
+  readonly amount: number
+  readonly currency: string
+  readonly balanceAfter: number
+  readonly reference: string | null
+  readonly resourceType: string
+  readonly resourceId: string
+  readonly transactionId: string
+  readonly createdAt: Date
+}
+
+interface EntryRow {
+  readonly seq: string
+  readonly id: string
+  readonly amount: string
+  readonly currency: Asset
+  readonly balanceAfter: string
+  readonly transactionId: string
+  readonly reason: string
+  readonly reference: string | null
+  readonly resourceType: string
+  readonly resourceId: string
+  readonly createdAt: Date
+}
+
+/**
+ * Reads of a customer's money; they never go through the customer actor. The balance list always starts with
+ * the customer's fiat currency (0 before any money arrives), then every other currency the customer has held.
+ * `balance` is the available balance: money reserved for a send or withdrawal in flight is not in it.
+ */
+export class LedgerReads extends Context.Tag("LedgerReads")<LedgerReads, {
+  readonly balances: (customer: CustomerRow) => Effect.Effect<ReadonlyArray<BalanceEntry>>
+  readonly entries: (
+    customer: CustomerRow,
+    page: PageRequest & { readonly currency?: string | undefined }
+  ) => Effect.Effect<Page<LedgerEntryView>, InvalidCursor>
+}>() {}
+
+export const layer = Layer.effect(
+  LedgerReads,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const ledger = yield* Ledger
+    const cursors = yield* Cursors
+
+    const balances = (customer: CustomerRow) =>
+      Effect.map(ledger.balances(customer.id), (rows) => {
+        const fiat = customer.currency as Asset
+        const others = rows.filter((row) => row.currency !== fiat)
+        const own = rows.find((row) => row.currency === fiat)
+        return [
+          { currency: fiat, balance: toNumber(fiat, own?.available ?? 0n) },
+          ...others.map((row) => ({ currency: row.currency, balance: toNumber(row.currency, row.available) }))
+        ]
+      })
+
+    const toView = (row: EntryRow): LedgerEntryView => {
+      const amount = BigInt(row.amount)
+      return {
+        id: row.id,
+        type: amount > 0n ? "CREDIT" : "DEBIT",
+        reason: row.reason,
+        amount: toNumber(row.currency, amount > 0n ? amount : -amount),
+        currency: row.currency,
+        balanceAfter: toNumber(row.currency, BigInt(row.balanceAfter)),
+        reference: row.reference,
+        resourceType: row.resourceType,
+        resourceId: row.resourceId,
+        transactionId: row.transactionId,
+        createdAt: row.createdAt
+      }
+    }
+
+    const entries = (customer: CustomerRow, page: PageRequest & { readonly currency?: string | undefined }) =>
+      paginate(
+        "transactions",
+        page,
+        ({ beforeSeq, limit }) =>
+          sql<EntryRow>`
+            SELECT e.seq, e.id, e.amount, e.currency, e.balance_after, t.id AS transaction_id, t.reason, t.reference,
+                   t.resource_type, t.resource_id, t.created_at
+            FROM ledger_entries e
+            JOIN ledger_accounts a ON a.id = e.account_id
+            JOIN ledger_transactions t ON t.id = e.transaction_id
+            WHERE a.customer_id = ${customer.id} AND a.kind = 'available'
+              ${page.currency !== undefined && isAsset(page.currency) ? sql`AND a.currency = ${page.currency}` : sql``}
+              ${beforeSeq === undefined ? sql`` : sql`AND e.seq < ${beforeSeq}`}
+            ORDER BY e.seq DESC LIMIT ${limit}`.pipe(Effect.orDie),
+        (row) => row.seq
+      ).pipe(
+        Effect.map((result) => ({ items: result.items.map(toView), nextCursor: result.nextCursor })),
+        Effect.provideService(Cursors, cursors)
+      )
+
+    return LedgerReads.of({ balances, entries })
+  })
+)
