@@ -108,6 +108,11 @@ export const OutboxLayer = Layer.effect(
                   ${JSON.stringify(event.data)}::jsonb, ${createdAt})
           RETURNING id, seq, partner_id, customer_id, type, data, created_at`
         const stored = fromRow(rows[0]!)
+        // The webhook delivery, in the same transaction: only when the partner has a URL (see src/webhooks).
+        yield* sql`
+          INSERT INTO webhook_deliveries (event_id, partner_id, type, status, next_attempt_at, created_at)
+          SELECT ${id}, partner_id, ${event.type}, 'PENDING', ${createdAt}, ${createdAt}
+          FROM webhook_configs WHERE partner_id = ${event.partnerId}`
         const pending = yield* Effect.serviceOption(PendingEvents)
         yield* Option.match(pending, {
           onSome: (ref) => Ref.update(ref, (all) => [...all, stored]),
