@@ -2,6 +2,7 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import { CustomersApi } from "./customers/Api.js"
 import { HealthApi } from "./health/Api.js"
 import { LedgerApi } from "./ledger/Api.js"
+import { SandboxRailsApi } from "./rails/Api.js"
 import { SandboxApi, SandboxPartnersApi } from "./sandbox/Api.js"
 
 /**
@@ -20,6 +21,7 @@ const base = HttpApi.make("api")
 export class Api extends base
   .add(SandboxPartnersApi)
   .add(SandboxApi)
+  .add(SandboxRailsApi)
   .prefix("/api/v1")
 {}
 

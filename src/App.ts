@@ -17,6 +17,9 @@ import { PartnerAuthLive, SandboxAuthLive } from "./http/AuthLive.js"
 import { makeHttpMiddleware, routeTable } from "./http/Middleware.js"
 import { CursorsLayer } from "./http/Pagination.js"
 import * as Ids from "./ids/Ids.js"
+import * as Jobs from "./jobs/Jobs.js"
+import { SandboxRailsHttp } from "./rails/Http.js"
+import * as RailPolicies from "./rails/RailPolicies.js"
 import * as Partners from "./partners/Partners.js"
 import * as CustomerActors from "./ledger/CustomerActors.js"
 import { LedgerHttp } from "./ledger/Http.js"
@@ -36,14 +39,15 @@ export const makeServicesLayer = (database: DatabaseLayer, ids: Layer.Layer<Ids.
     EventBusLayer
   )
   const clock = ServiceClock.layer.pipe(Layer.provideMerge(foundation))
-  const infrastructure = Layer.mergeAll(OutboxLayer, CursorsLayer).pipe(Layer.provideMerge(clock))
+  const infrastructure = Layer.mergeAll(OutboxLayer, CursorsLayer, Jobs.layer, RailPolicies.layer).pipe(Layer.provideMerge(clock))
   // Domain services, each resource's layer added here; a layer that needs another goes in a later tier.
   const tier1 = Layer.mergeAll(
     Partners.layer,
     Customers.layer,
     Ledger.layer,
     Idempotency.layer,
-    CustomerActors.layer
+    CustomerActors.layer,
+    Jobs.daemonLayer
   ).pipe(Layer.provideMerge(infrastructure))
   const tier2 = Layer.mergeAll(LedgerReads.layer).pipe(Layer.provideMerge(tier1))
   return tier2
@@ -53,7 +57,7 @@ export const makeServicesLayer = (database: DatabaseLayer, ids: Layer.Layer<Ids.
 const partnerGroups = Layer.mergeAll(HealthHttp, CustomersHttp, LedgerHttp)
 
 /** Handlers of the sandbox control groups (sandbox mode only). */
-const sandboxGroups = Layer.mergeAll(SandboxHttp, SandboxPartnersHttp)
+const sandboxGroups = Layer.mergeAll(SandboxHttp, SandboxPartnersHttp, SandboxRailsHttp)
 
 const docsPath = "/api/v1/docs"
 const openApiPath = "/api/v1/openapi.json"

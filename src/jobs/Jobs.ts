@@ -1,0 +1,228 @@
+import { SqlClient, SqlError } from "@effect/sql"
+import { Cause, Context, Duration, Effect, Exit, Layer, Option, ParseResult, Queue, Ref, Schema } from "effect"
+import { ServiceClock } from "../clock/ServiceClock.js"
+import { EventBus, transaction } from "../events/Events.js"
+import { Ids } from "../ids/Ids.js"
+
+/**
+ * Durable scheduled jobs: "do X for this customer at time T on the service clock". A job is a row written in
+ * the caller's transaction (so it commits, or not, with the state change that asked for it). The daemon claims
+ * due jobs with `FOR UPDATE SKIP LOCKED` (several processes may share the table) and runs each handler inside
+ * the same transaction that holds the claim: a crash rolls both back and the job runs again later.
+ */
+export type JobStatus = "PENDING" | "DONE" | "FAILED"
+
+export interface Job {
+  readonly id: string
+  readonly kind: string
+  readonly partnerId: string
+  readonly customerId: string | null
+  readonly runAt: Date
+  readonly payload: unknown
+  readonly status: JobStatus
+  /** Attempts made before this one. */
+  readonly attempts: number
+  readonly lastError: string | null
+  readonly createdAt: Date
+  readonly updatedAt: Date
+}
+
+export interface NewJob {
+  readonly kind: string
+  readonly partnerId: string
+  readonly customerId?: string | null | undefined
+  /** When to run, on the service clock; `delaySeconds` from now when absent (0 = as soon as possible). */
+  readonly runAt?: Date | undefined
+  readonly delaySeconds?: number | undefined
+  readonly payload: Record<string, unknown>
+}
+
+/** A handler runs inside the job's transaction; everything it writes commits together with "job done". */
+export type JobHandler<A> = (payload: A, job: Job) => Effect.Effect<void, unknown, SqlClient.SqlClient | EventBus>
+
+/** Failed attempts before a job is marked FAILED and left alone. */
+export const attemptsMax = 5
+/** Jobs one claim pass runs before it checks the clock and wakes again. */
+export const batchMax = 50
+/** Jobs one clock-advance drain runs at most (a job that keeps scheduling due jobs cannot stall an advance). */
+export const drainJobsMax = 5_000
+/** Delay before retry n (1-based) on the service clock: 30 s, 60 s, 120 s, ... capped at one hour. */
+export const retryDelaySeconds = (attempt: number) => Math.min(30 * 2 ** Math.max(0, attempt - 1), 3_600)
+/** Longest real-time idle wait between checks: covers a wake-up that arrived before the scheduling commit. */
+const idlePollMs = 1_000
+const lastErrorMaxChars = 2_000
+
+export interface JobsShape {
+  /** Writes a job in the current transaction (if any) and wakes the daemon. */
+  readonly schedule: (job: NewJob) => Effect.Effect<Job, SqlError.SqlError>
+  /** Registers the handler of a kind; called while layers are built. One handler per kind. */
+  readonly register: <A, I>(kind: string, payload: Schema.Schema<A, I>, handler: JobHandler<A>) => Effect.Effect<void>
+  readonly get: (id: string) => Effect.Effect<Job | undefined, SqlError.SqlError>
+  /** Runs every job due now (bounded by `drainJobsMax`); returns how many ran (succeeded or failed). */
+  readonly runDue: Effect.Effect<number>
+  /** When the next registered, pending job is due, if any. */
+  readonly nextDueAt: Effect.Effect<Option.Option<Date>, SqlError.SqlError>
+  /** Completes when a job was scheduled in this process since the last call. */
+  readonly awaitScheduled: Effect.Effect<void>
+}
+
+export class Jobs extends Context.Tag("Jobs")<Jobs, JobsShape>() {}
+
+interface Registered {
+  readonly decode: (input: unknown) => Effect.Effect<unknown, ParseResult.ParseError>
+  readonly handler: JobHandler<unknown>
+}
+
+const columns = "id, kind, partner_id, customer_id, run_at, payload, status, attempts, last_error, created_at, updated_at"
+
+export const layer = Layer.effect(
+  Jobs,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const clock = yield* ServiceClock
+    const ids = yield* Ids
+    const bus = yield* EventBus
+    const handlers = yield* Ref.make<ReadonlyMap<string, Registered>>(new Map())
+    const scheduled = yield* Queue.sliding<void>(1)
+    // One claim pass at a time in this process, so that a drain waits for a job the daemon is running.
+    const passLock = yield* Effect.makeSemaphore(1)
+
+    const schedule = (job: NewJob) =>
+      Effect.gen(function*() {
+        const now = yield* clock.now
+        const delaySeconds = job.delaySeconds ?? 0
+        if (!Number.isFinite(delaySeconds) || delaySeconds < 0) {
+          return yield* Effect.die(new Error(`Jobs.schedule: delaySeconds must be >= 0, got ${delaySeconds}`))
+        }
+        const runAt = job.runAt ?? new Date(now.getTime() + delaySeconds * 1000)
+        const rows = yield* sql<Job>`
+          INSERT INTO jobs (id, kind, partner_id, customer_id, run_at, payload, status, attempts, created_at, updated_at)
+          VALUES (${yield* ids.uuid}, ${job.kind}, ${job.partnerId}, ${job.customerId ?? null}, ${runAt},
+                  ${JSON.stringify(job.payload)}::jsonb, 'PENDING', 0, ${now}, ${now})
+          RETURNING ${sql.literal(columns)}`
+        yield* Queue.offer(scheduled, undefined)
+        return rows[0]!
+      }).pipe(Effect.withSpan("Jobs.schedule"))
+
+    const register = <A, I>(kind: string, payload: Schema.Schema<A, I>, handler: JobHandler<A>) =>
+      Ref.update(handlers, (current) => {
+        if (current.has(kind)) throw new Error(`Jobs.register: a handler for "${kind}" is already registered`)
+        const next = new Map(current)
+        next.set(kind, { decode: Schema.decodeUnknown(payload), handler: handler as JobHandler<unknown> })
+        return next
+      })
+
+    const registeredKinds = Effect.map(Ref.get(handlers), (map) => [...map.keys()])
+
+    /** Claims one due job and runs it in the claim's transaction. None when nothing is due. */
+    const runOne = Effect.gen(function*() {
+      const kinds = yield* registeredKinds
+      if (kinds.length === 0) return false
+      const claimed = yield* Ref.make<Option.Option<Job>>(Option.none())
+      const exit = yield* transaction(Effect.gen(function*() {
+        const now = yield* clock.now
+        const rows = yield* sql<Job>`
+          SELECT ${sql.literal(columns)} FROM jobs
+          WHERE status = 'PENDING' AND run_at <= ${now} AND kind IN ${sql.in(kinds)}
+          ORDER BY run_at, seq LIMIT 1 FOR UPDATE SKIP LOCKED`
+        const job = rows[0]
+        if (job === undefined) return false
+        yield* Ref.set(claimed, Option.some(job))
+        const registered = (yield* Ref.get(handlers)).get(job.kind)
+        if (registered === undefined) return yield* Effect.die(new Error(`no handler for job kind ${job.kind}`))
+        const payload = yield* registered.decode(job.payload)
+        yield* registered.handler(payload, job)
+        yield* sql`
+          UPDATE jobs SET status = 'DONE', attempts = attempts + 1, updated_at = ${yield* clock.now}
+          WHERE id = ${job.id}`
+        return true
+      })).pipe(
+        Effect.provideService(SqlClient.SqlClient, sql),
+        Effect.provideService(EventBus, bus),
+        Effect.exit
+      )
+      if (Exit.isSuccess(exit)) return exit.value
+      if (Cause.isInterruptedOnly(exit.cause)) return yield* Effect.interrupt
+      const job = yield* Ref.get(claimed)
+      if (Option.isNone(job)) return yield* Effect.failCause(exit.cause)
+      yield* recordFailure(job.value, Cause.pretty(exit.cause))
+      return true
+    })
+
+    const recordFailure = (job: Job, error: string) =>
+      Effect.gen(function*() {
+        const now = yield* clock.now
+        const attempt = job.attempts + 1
+        const failed = attempt >= attemptsMax
+        const runAt = failed ? job.runAt : new Date(now.getTime() + retryDelaySeconds(attempt) * 1000)
+        yield* sql`
+          UPDATE jobs SET attempts = ${attempt}, last_error = ${error.slice(0, lastErrorMaxChars)},
+                 status = ${failed ? "FAILED" : "PENDING"}, run_at = ${runAt}, updated_at = ${now}
+          WHERE id = ${job.id} AND status = 'PENDING' AND attempts = ${job.attempts}`
+        yield* Effect.logWarning("job failed").pipe(
+          Effect.annotateLogs({ jobId: job.id, kind: job.kind, attempt, final: failed, error: error.slice(0, 500) })
+        )
+      })
+
+    /** Up to `limit` due jobs, one transaction each. */
+    const runBatch = (limit: number) =>
+      Effect.gen(function*() {
+        let ran = 0
+        while (ran < limit && (yield* runOne)) ran++
+        return ran
+      })
+
+    const runDue = passLock.withPermits(1)(Effect.gen(function*() {
+      let total = 0
+      while (total < drainJobsMax) {
+        const ran = yield* runBatch(Math.min(batchMax, drainJobsMax - total))
+        total += ran
+        if (ran < batchMax) break
+        yield* Effect.yieldNow()
+      }
+      return total
+    })).pipe(
+      Effect.catchAllCause((cause) =>
+        Cause.isInterruptedOnly(cause) ? Effect.interrupt : Effect.as(Effect.logError("jobs: claim pass failed", cause), 0)
+      )
+    )
+
+    const nextDueAt = Effect.gen(function*() {
+      const kinds = yield* registeredKinds
+      if (kinds.length === 0) return Option.none<Date>()
+      const rows = yield* sql<{ runAt: Date | null }>`
+        SELECT min(run_at) AS run_at FROM jobs WHERE status = 'PENDING' AND kind IN ${sql.in(kinds)}`
+      return Option.fromNullable(rows[0]?.runAt ?? null)
+    })
+
+    const get = (id: string) =>
+      sql<Job>`SELECT ${sql.literal(columns)} FROM jobs WHERE id = ${id}`.pipe(Effect.map((rows) => rows[0]))
+
+    return Jobs.of({
+      schedule,
+      register,
+      get,
+      runDue,
+      nextDueAt,
+      awaitScheduled: Effect.asVoid(Queue.take(scheduled))
+    })
+  })
+)
+
+/**
+ * The daemon: a fiber that runs due jobs, then sleeps until the next one is due on the service clock, a job is
+ * scheduled, the clock is advanced, or a second passes (jobs scheduled by another process). It also registers a
+ * clock drain, so that `POST /sandbox/clock/advance` answers only after every job due by then has run.
+ */
+export const daemonLayer = Layer.scopedDiscard(Effect.gen(function*() {
+  const jobs = yield* Jobs
+  const clock = yield* ServiceClock
+  yield* clock.registerDrain(Effect.asVoid(jobs.runDue))
+  const wait = Effect.gen(function*() {
+    const next = yield* jobs.nextDueAt.pipe(Effect.orElseSucceed(() => Option.none<Date>()))
+    const sleepers: Array<Effect.Effect<void>> = [jobs.awaitScheduled, Effect.sleep(Duration.millis(idlePollMs))]
+    if (Option.isSome(next)) sleepers.push(clock.sleepUntil(next.value))
+    yield* Effect.raceAll(sleepers)
+  })
+  yield* Effect.forkScoped(Effect.forever(Effect.zipRight(jobs.runDue, wait)).pipe(Effect.annotateLogs({ fiber: "jobs" })))
+}))
