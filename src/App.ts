@@ -12,12 +12,19 @@ import * as Customers from "./customers/Customers.js"
 import { CustomersHttp } from "./customers/Http.js"
 import * as Database from "./db/Database.js"
 import { EventBusLayer, OutboxLayer } from "./events/Events.js"
+import * as Funding from "./funding/Funding.js"
+import { FundingHttp, SandboxEftHttp, SandboxFundingHttp } from "./funding/Http.js"
+import { ShutdownLayer, ShutdownTrigger } from "./http/Shutdown.js"
 import { HealthHttp } from "./health/Http.js"
 import { PartnerAuthLive, SandboxAuthLive } from "./http/AuthLive.js"
 import { makeHttpMiddleware, routeTable } from "./http/Middleware.js"
 import { CursorsLayer } from "./http/Pagination.js"
 import * as Ids from "./ids/Ids.js"
 import * as Jobs from "./jobs/Jobs.js"
+import * as KycDocuments from "./kyc/Documents.js"
+import { KycHttp, SandboxKycHttp } from "./kyc/Http.js"
+import * as Kyc from "./kyc/Kyc.js"
+import * as IdentityRegistrySimulator from "../simulators/identity/IdentityRegistrySimulator.js"
 import { SandboxRailsHttp } from "./rails/Http.js"
 import * as RailPolicies from "./rails/RailPolicies.js"
 import * as Partners from "./partners/Partners.js"
@@ -27,6 +34,13 @@ import * as Idempotency from "./ledger/Idempotency.js"
 import * as Ledger from "./ledger/Ledger.js"
 import * as LedgerReads from "./ledger/LedgerReads.js"
 import { SandboxHttp, SandboxPartnersHttp } from "./sandbox/Http.js"
+import { WebhooksHttp } from "./webhooks/Http.js"
+import * as WebhookDispatcher from "./webhooks/WebhookDispatcher.js"
+import * as Webhooks from "./webhooks/Webhooks.js"
+import * as WebhookSender from "./webhooks/WebhookSender.js"
+import { BankAccountsHttp } from "./bankaccounts/Http.js"
+import { SandboxWithdrawalsHttp, WithdrawalsHttp } from "./withdrawals/Http.js"
+import * as Withdrawals from "./withdrawals/Withdrawals.js"
 
 export type DatabaseLayer = Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, SqlError.SqlError, AppConfig>
 
@@ -36,10 +50,11 @@ export const makeServicesLayer = (database: DatabaseLayer, ids: Layer.Layer<Ids.
     Database.MigrationsLayer.pipe(Layer.provideMerge(database)),
     Keys.layer,
     ids,
-    EventBusLayer
+    EventBusLayer,
+    ShutdownLayer
   )
   const clock = ServiceClock.layer.pipe(Layer.provideMerge(foundation))
-  const infrastructure = Layer.mergeAll(OutboxLayer, CursorsLayer, Jobs.layer, RailPolicies.layer).pipe(Layer.provideMerge(clock))
+  const infrastructure = Layer.mergeAll(OutboxLayer, CursorsLayer, Jobs.layer, RailPolicies.layer, IdentityRegistrySimulator.layer).pipe(Layer.provideMerge(clock))
   // Domain services, each resource's layer added here; a layer that needs another goes in a later tier.
   const tier1 = Layer.mergeAll(
     Partners.layer,
@@ -47,17 +62,18 @@ export const makeServicesLayer = (database: DatabaseLayer, ids: Layer.Layer<Ids.
     Ledger.layer,
     Idempotency.layer,
     CustomerActors.layer,
-    Jobs.daemonLayer
+    Jobs.daemonLayer,
+    WebhookSender.layer
   ).pipe(Layer.provideMerge(infrastructure))
-  const tier2 = Layer.mergeAll(LedgerReads.layer).pipe(Layer.provideMerge(tier1))
+  const tier2 = Layer.mergeAll(Kyc.layer.pipe(Layer.provideMerge(KycDocuments.layer)), LedgerReads.layer, Funding.layer, Webhooks.layer, WebhookDispatcher.layer, Withdrawals.moduleLayer).pipe(Layer.provideMerge(tier1))
   return tier2
 }
 
 /** Handlers of the partner-facing groups (served in both modes). */
-const partnerGroups = Layer.mergeAll(HealthHttp, CustomersHttp, LedgerHttp)
+const partnerGroups = Layer.mergeAll(HealthHttp, CustomersHttp, LedgerHttp, FundingHttp, KycHttp, WebhooksHttp, BankAccountsHttp, WithdrawalsHttp)
 
 /** Handlers of the sandbox control groups (sandbox mode only). */
-const sandboxGroups = Layer.mergeAll(SandboxHttp, SandboxPartnersHttp, SandboxRailsHttp)
+const sandboxGroups = Layer.mergeAll(SandboxHttp, SandboxPartnersHttp, SandboxRailsHttp, SandboxFundingHttp, SandboxEftHttp, SandboxKycHttp, SandboxWithdrawalsHttp)
 
 const docsPath = "/api/v1/docs"
 const openApiPath = "/api/v1/openapi.json"
@@ -75,7 +91,8 @@ export const ServerLayer = Layer.unwrapEffect(Effect.gen(function*() {
     maxJsonBodyBytes: config.maxJsonBodyBytes,
     routes: routeTable(api, [{ method: "GET", path: docsPath }, { method: "GET", path: openApiPath }])
   })
-  return HttpApiBuilder.serve(middleware).pipe(
+  return ShutdownTrigger.pipe(
+    Layer.provideMerge(HttpApiBuilder.serve(middleware)),
     Layer.provide(HttpApiScalar.layer({ path: docsPath })),
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: openApiPath })),
     Layer.provide(apiLayer),

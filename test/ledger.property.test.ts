@@ -104,7 +104,7 @@ describe("ledger properties", () => {
               model.set(key(customer, s.currency), { ...before, available: before.available - s.amount })
             } else {
               model.set(key(customer, s.currency), { available: before.available - s.amount, held: before.held + s.amount })
-              if (result.ok) open.push({ id: (result.value as { id: string }).id, customer, currency: s.currency, amount: s.amount })
+              if (result.ok) open.push({ id: (result.value as unknown as { id: string }).id, customer, currency: s.currency, amount: s.amount })
             }
           }
         }

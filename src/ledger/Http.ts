@@ -1,15 +1,17 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
-import { Effect, PubSub, Schedule, Stream } from "effect"
+import { Deferred, Effect, PubSub, Schedule, Stream } from "effect"
 import { Api } from "../Api.js"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { Customers } from "../customers/Customers.js"
 import type { CustomerRow } from "../customers/CustomersRepo.js"
 import { EventBus } from "../events/Events.js"
 import { CurrentPartner } from "../http/Auth.js"
+import { Shutdown } from "../http/Shutdown.js"
 import { LedgerReads } from "./LedgerReads.js"
 
 /** Heartbeat interval of the balance stream (real time: it keeps proxies from closing an idle connection). */
 const heartbeatSeconds = 15
+const endOfStream = "\u0000end"
 
 export const LedgerHttp = HttpApiBuilder.group(Api, "ledger", (handlers) =>
   Effect.gen(function*() {
@@ -17,6 +19,7 @@ export const LedgerHttp = HttpApiBuilder.group(Api, "ledger", (handlers) =>
     const reads = yield* LedgerReads
     const bus = yield* EventBus
     const clock = yield* ServiceClock
+    const shutdown = yield* Shutdown
     const owned = (customerId: string) => Effect.flatMap(CurrentPartner, (partner) => customers.getOwned(partner.id, customerId))
 
     const balanceStream = (customer: CustomerRow) =>
@@ -41,7 +44,10 @@ export const LedgerHttp = HttpApiBuilder.group(Api, "ledger", (handlers) =>
         const heartbeats = Stream.fromSchedule(Schedule.spaced(`${heartbeatSeconds} seconds`)).pipe(Stream.as(": heartbeat\n\n"))
         return Stream.concat(Stream.fromEffect(frame), changes).pipe(
           Stream.merge(heartbeats),
-          Stream.filter((chunk) => chunk !== "")
+          Stream.filter((chunk) => chunk !== ""),
+          // On shutdown the stream ends normally (the chunked response is terminated, not cut).
+          Stream.merge(Stream.fromEffect(Deferred.await(shutdown)).pipe(Stream.as(endOfStream))),
+          Stream.takeWhile((chunk) => chunk !== endOfStream)
         )
       }))
 
