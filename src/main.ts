@@ -5,6 +5,7 @@ import { Banner, makeServicesLayer, ServerLayer } from "./App.js"
 import * as AppConfig from "./config/AppConfig.js"
 import * as Database from "./db/Database.js"
 import { checkLedger } from "./ledger/LedgerCheck.js"
+import { runScenarioCommand, scenarioCommandConfig } from "./scenario/Runner.js"
 
 const withConfig = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.gen(function*() {
@@ -36,7 +37,11 @@ const ledgerCheck = Command.make("ledger-check", {}, () =>
     }).pipe(Effect.provide(Database.layer))
   )).pipe(Command.withDescription("Verify every ledger invariant against the configured database"))
 
-const root = Command.make("service").pipe(Command.withSubcommands([serve, ledgerCheck]))
+const scenario = Command.make("scenario", scenarioCommandConfig, (args) => withConfig(runScenarioCommand(args))).pipe(
+  Command.withDescription("Run QA scenario files (YAML) end to end, in-process by default or against --url")
+)
+
+const root = Command.make("service").pipe(Command.withSubcommands([serve, ledgerCheck, scenario]))
 
 const cli = Command.run(root, { name: "partner-money-movement", version: "0.1.0" })
 
