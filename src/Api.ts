@@ -1,5 +1,6 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { CustomersApi } from "./customers/Api.js"
+import { FundingApi, SandboxEftApi, SandboxFundingApi } from "./funding/Api.js"
 import { HealthApi } from "./health/Api.js"
 import { LedgerApi } from "./ledger/Api.js"
 import { SandboxRailsApi } from "./rails/Api.js"
@@ -14,6 +15,7 @@ const base = HttpApi.make("api")
   .add(HealthApi)
   .add(CustomersApi)
   .add(LedgerApi)
+  .add(FundingApi)
   .annotate(OpenApi.Title, "Partner Money Movement Service")
   .annotate(OpenApi.Description, "Partner routes under /api/v1/partner/v1, authenticated with the x-api-key header.")
 
@@ -22,6 +24,8 @@ export class Api extends base
   .add(SandboxPartnersApi)
   .add(SandboxApi)
   .add(SandboxRailsApi)
+  .add(SandboxFundingApi)
+  .add(SandboxEftApi)
   .prefix("/api/v1")
 {}
 

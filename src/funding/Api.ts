@@ -1,0 +1,237 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { Schema } from "effect"
+import { CustomerIdPath } from "../customers/Api.js"
+import { BadRequest, CustomerForbidden, envelopeFields, InvalidCursor, NotFound, status } from "../http/ApiError.js"
+import { PartnerAuth, SandboxAuth } from "../http/Auth.js"
+import { Envelope, PageEnvelope } from "../http/Envelope.js"
+import { PageParams } from "../http/Pagination.js"
+import { CustomerBusy, ReferenceInUse } from "../ledger/Errors.js"
+import { Reference } from "../ledger/Idempotency.js"
+import { AmountNumber } from "../money/Money.js"
+
+/** SPEC.md "Virtual account". */
+export const VirtualAccount = Schema.Struct({
+  accountNumber: Schema.String,
+  accountName: Schema.String,
+  bankName: Schema.String,
+  bankCode: Schema.String,
+  currency: Schema.String,
+  status: Schema.Literal("active")
+})
+export type VirtualAccount = typeof VirtualAccount.Type
+
+export const FundingChargeType = Schema.Literal("bank_transfer", "eft")
+export const FundingChargeStatus = Schema.Literal("PENDING", "PAID", "EXPIRED", "CANCELLED")
+export type FundingChargeStatus = typeof FundingChargeStatus.Type
+
+/** SPEC.md "Funding charge", plus `customerId`, `amountPaid`, `paidAt` and `updatedAt`. */
+export const FundingCharge = Schema.Struct({
+  id: Schema.UUID,
+  customerId: Schema.UUID,
+  reference: Schema.String,
+  type: FundingChargeType,
+  currency: Schema.String,
+  amount: Schema.Number,
+  amountPaid: Schema.NullOr(Schema.Number),
+  status: FundingChargeStatus,
+  accountNumber: Schema.NullOr(Schema.String),
+  accountName: Schema.NullOr(Schema.String),
+  bankName: Schema.NullOr(Schema.String),
+  bankCode: Schema.NullOr(Schema.String),
+  narration: Schema.String,
+  expiresAt: Schema.Date,
+  redirectUrl: Schema.NullOr(Schema.String),
+  paidAt: Schema.NullOr(Schema.Date),
+  createdAt: Schema.Date,
+  updatedAt: Schema.Date
+})
+export type FundingCharge = typeof FundingCharge.Type
+
+export const CreateFundingCharge = Schema.Struct({
+  amount: AmountNumber,
+  reference: Schema.optional(Reference)
+})
+
+export const DepositAddress = Schema.Struct({
+  network: Schema.String,
+  displayName: Schema.String,
+  address: Schema.String,
+  assets: Schema.Array(Schema.String),
+  confirmations: Schema.Number
+})
+export type DepositAddress = typeof DepositAddress.Type
+
+export const FundingReceipt = Schema.Struct({
+  id: Schema.UUID,
+  customerId: Schema.UUID,
+  method: Schema.Literal("virtual_account", "charge"),
+  chargeId: Schema.NullOr(Schema.UUID),
+  currency: Schema.String,
+  amount: Schema.Number,
+  reference: Schema.String,
+  narration: Schema.String,
+  createdAt: Schema.Date
+})
+export type FundingReceipt = typeof FundingReceipt.Type
+
+export const Deposit = Schema.Struct({
+  id: Schema.UUID,
+  customerId: Schema.UUID,
+  asset: Schema.String,
+  network: Schema.String,
+  amount: Schema.Number,
+  txHash: Schema.String,
+  address: Schema.String,
+  status: Schema.Literal("CREDITED", "UNSUPPORTED"),
+  createdAt: Schema.Date
+})
+export type Deposit = typeof Deposit.Type
+
+const narration = Schema.String.pipe(
+  Schema.minLength(1, { message: () => "must be 1 to 140 characters" }),
+  Schema.maxLength(140, { message: () => "must be 1 to 140 characters" })
+)
+
+export const CreditVirtualAccount = Schema.Struct({ amount: AmountNumber, narration: Schema.optional(narration) })
+
+export const PayFundingCharge = Schema.Struct({ amount: Schema.optional(AmountNumber) })
+
+export const CreateDeposit = Schema.Struct({
+  asset: Schema.String.pipe(Schema.pattern(/^[A-Z0-9]{2,10}$/, { message: () => "must be a token symbol such as USDT" })),
+  network: Schema.String.pipe(Schema.pattern(/^[A-Z0-9_]{2,20}$/, { message: () => "must be a network such as TRON" })),
+  amount: AmountNumber,
+  txHash: Schema.optional(Schema.String.pipe(Schema.maxLength(128, { message: () => "must be at most 128 characters" }))),
+  unsupported: Schema.optional(Schema.Boolean)
+})
+export type CreateDeposit = typeof CreateDeposit.Type
+
+export const ChargePath = Schema.Struct({ customerId: Schema.String, chargeId: Schema.String })
+export const ChargeIdPath = Schema.Struct({ chargeId: Schema.String })
+export const EftTokenPath = Schema.Struct({ token: Schema.String })
+
+export class Tier1Required extends Schema.TaggedError<Tier1Required>()(
+  "Tier1Required",
+  { ...envelopeFields("Tier1Required", 400, "TIER1_REQUIRED") },
+  status(400)
+) {}
+
+export class VirtualAccountNotIssued extends Schema.TaggedError<VirtualAccountNotIssued>()(
+  "VirtualAccountNotIssued",
+  { ...envelopeFields("VirtualAccountNotIssued", 400, "VIRTUAL_ACCOUNT_NOT_ISSUED") },
+  status(400)
+) {}
+
+export class FundingChargeNotFound extends Schema.TaggedError<FundingChargeNotFound>()(
+  "FundingChargeNotFound",
+  { ...envelopeFields("FundingChargeNotFound", 404, "FUNDING_CHARGE_NOT_FOUND") },
+  status(404)
+) {
+  static readonly standard = () => new FundingChargeNotFound({ message: "No funding charge with this id for this partner" })
+}
+
+export class FundingChargeNotPending extends Schema.TaggedError<FundingChargeNotPending>()(
+  "FundingChargeNotPending",
+  { ...envelopeFields("FundingChargeNotPending", 400, "FUNDING_CHARGE_NOT_PENDING") },
+  status(400)
+) {}
+
+export class TxHashInUse extends Schema.TaggedError<TxHashInUse>()(
+  "TxHashInUse",
+  { ...envelopeFields("TxHashInUse", 409, "TX_HASH_IN_USE") },
+  status(409)
+) {}
+
+const createCharge = <const Name extends string>(name: Name, path: `/${string}`) =>
+  HttpApiEndpoint.post(name, path)
+    .setPath(CustomerIdPath)
+    .setPayload(CreateFundingCharge)
+    .addSuccess(Envelope(FundingCharge), { status: 201 })
+    .addError(BadRequest)
+    .addError(CustomerForbidden)
+    .addError(ReferenceInUse)
+    .addError(CustomerBusy)
+
+/** Partner routes of SPEC.md "Funding and balances". */
+export class FundingApi extends HttpApiGroup.make("funding")
+  .add(
+    HttpApiEndpoint.get("virtualAccount", "/customers/:customerId/virtual-account")
+      .setPath(CustomerIdPath)
+      .addSuccess(Envelope(VirtualAccount))
+      .addError(CustomerForbidden)
+      .addError(Tier1Required)
+  )
+  .add(createCharge("createCharge", "/customers/:customerId/funding/charge"))
+  .add(createCharge("createChargeWallet", "/customers/:customerId/wallet/funding/charge"))
+  .add(
+    HttpApiEndpoint.get("listCharges", "/customers/:customerId/funding/charges")
+      .setPath(CustomerIdPath)
+      .setUrlParams(Schema.Struct(PageParams))
+      .addSuccess(PageEnvelope(FundingCharge))
+      .addError(CustomerForbidden)
+      .addError(InvalidCursor)
+  )
+  .add(
+    HttpApiEndpoint.get("getCharge", "/customers/:customerId/funding/charges/:chargeId")
+      .setPath(ChargePath)
+      .addSuccess(Envelope(FundingCharge))
+      .addError(CustomerForbidden)
+      .addError(FundingChargeNotFound)
+  )
+  .add(
+    HttpApiEndpoint.get("addresses", "/customers/:customerId/addresses")
+      .setPath(CustomerIdPath)
+      .addSuccess(Envelope(Schema.Array(DepositAddress)))
+      .addError(CustomerForbidden)
+  )
+  .middleware(PartnerAuth)
+  .prefix("/partner/v1")
+{}
+
+/** Sandbox controls that play incoming money: bank transfers, charge payments and on-chain deposits. */
+export class SandboxFundingApi extends HttpApiGroup.make("sandboxFunding")
+  .add(
+    HttpApiEndpoint.post("creditVirtualAccount", "/customers/:customerId/virtual-account/credit")
+      .setPath(CustomerIdPath)
+      .setPayload(CreditVirtualAccount)
+      .addSuccess(Envelope(FundingReceipt), { status: 201 })
+      .addError(BadRequest)
+      .addError(CustomerForbidden)
+      .addError(VirtualAccountNotIssued)
+      .addError(CustomerBusy)
+  )
+  .add(
+    HttpApiEndpoint.post("payCharge", "/funding/charges/:chargeId/pay")
+      .setPath(ChargeIdPath)
+      .setPayload(PayFundingCharge)
+      .addSuccess(Envelope(FundingCharge))
+      .addError(BadRequest)
+      .addError(FundingChargeNotFound)
+      .addError(FundingChargeNotPending)
+      .addError(CustomerBusy)
+  )
+  .add(
+    HttpApiEndpoint.post("deposit", "/customers/:customerId/deposits")
+      .setPath(CustomerIdPath)
+      .setPayload(CreateDeposit)
+      .addSuccess(Envelope(Deposit), { status: 201 })
+      .addError(BadRequest)
+      .addError(CustomerForbidden)
+      .addError(TxHashInUse)
+      .addError(CustomerBusy)
+  )
+  .middleware(SandboxAuth)
+  .prefix("/sandbox")
+{}
+
+const html = HttpApiSchema.Text({ contentType: "text/html" })
+
+/**
+ * The simulated EFT provider's payment page (sandbox): opened by the customer from a charge's `redirectUrl`. No API
+ * key: the unguessable token in the path is the credential. The buttons post empty forms back.
+ */
+export class SandboxEftApi extends HttpApiGroup.make("sandboxEft")
+  .add(HttpApiEndpoint.get("page", "/eft/:token").setPath(EftTokenPath).addSuccess(html).addError(NotFound).addError(CustomerBusy))
+  .add(HttpApiEndpoint.post("authorize", "/eft/:token/authorize").setPath(EftTokenPath).addSuccess(html).addError(NotFound).addError(CustomerBusy))
+  .add(HttpApiEndpoint.post("cancel", "/eft/:token/cancel").setPath(EftTokenPath).addSuccess(html).addError(NotFound).addError(CustomerBusy))
+  .prefix("/sandbox")
+{}

@@ -1,0 +1,217 @@
+import { SqlClient, type SqlError } from "@effect/sql"
+import { Context, Effect, Layer } from "effect"
+import {
+  accountBytes,
+  type AddressFormat,
+  encodeAddress,
+  encodeTxHash,
+  formatOf,
+  isValidTxHash,
+  txHashBytes
+} from "../../simulators/chain/Addresses.js"
+import { ServiceClock } from "../clock/ServiceClock.js"
+import type { CustomerRow } from "../customers/CustomersRepo.js"
+import { Outbox } from "../events/Events.js"
+import { BadRequest, type CustomerForbidden } from "../http/ApiError.js"
+import { Ids } from "../ids/Ids.js"
+import { CustomerActors } from "../ledger/CustomerActors.js"
+import type { CustomerBusy } from "../ledger/Errors.js"
+import * as Ledger from "../ledger/Ledger.js"
+import { type Asset, describeAmountProblem, parseAmount, toDecimalString } from "../money/Money.js"
+import { findNetwork, networks, supportsAsset, unsupportedEvmNetworks } from "../reference/Networks.js"
+import { type CreateDeposit, type Deposit, type DepositAddress, TxHashInUse } from "./Api.js"
+import * as FundingRepo from "./FundingRepo.js"
+
+/** Decimals an unsupported token's amount may carry (ERC-20 tokens go up to 18). */
+const unsupportedScaleMax = 18
+const issueAttemptsMax = 5
+
+export const omnibusAccount = (network: string) => `chain_omnibus:${network}`
+
+const toDeposit = (row: FundingRepo.DepositRow): Deposit => ({
+  id: row.id,
+  customerId: row.customerId,
+  asset: row.asset,
+  network: row.network,
+  amount: Number(row.amount),
+  txHash: row.txHash,
+  address: row.address,
+  status: row.status,
+  createdAt: row.createdAt
+})
+
+/** Exact decimal text of an unsupported token amount, or a problem; never rounds. */
+const unsupportedAmount = (value: number): { ok: true; text: string } | { ok: false; message: string } => {
+  const text = String(value)
+  const match = /^(\d+)(?:\.(\d+))?$/.exec(text)
+  if (match === null || (match[2] ?? "").length > unsupportedScaleMax) {
+    return { ok: false, message: `amount: allows at most ${unsupportedScaleMax} decimal places` }
+  }
+  return { ok: true, text }
+}
+
+export class Deposits extends Context.Tag("Deposits")<Deposits, {
+  /** One address per supported network, issued on the first read and the same on every later read. */
+  readonly addresses: (customer: CustomerRow) => Effect.Effect<ReadonlyArray<DepositAddress>>
+  /** Sandbox: a confirmed on-chain deposit to the customer's address (or an unsupported one, `unsupported: true`). */
+  readonly receive: (
+    partnerId: string,
+    customerId: string,
+    input: CreateDeposit
+  ) => Effect.Effect<Deposit, BadRequest | TxHashInUse | CustomerForbidden | CustomerBusy>
+}>() {}
+
+export const layer = Layer.effect(
+  Deposits,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const repo = yield* FundingRepo.make
+    const clock = yield* ServiceClock
+    const ids = yield* Ids
+    const outbox = yield* Outbox
+    const ledger = yield* Ledger.Ledger
+    const actors = yield* CustomerActors
+
+    /**
+     * Address per network. Every EVM network shares one address (one key controls it on every EVM chain); TRON
+     * and Solana have their own. Concurrent first reads both insert with ON CONFLICT, so one set wins for all.
+     */
+    const issued = (customer: CustomerRow): Effect.Effect<ReadonlyMap<string, string>, SqlError.SqlError> =>
+      Effect.gen(function*() {
+        for (let attempt = 0; attempt < issueAttemptsMax; attempt++) {
+          const rows = yield* repo.addresses(customer.id)
+          const byNetwork = new Map(rows.map((row) => [row.network, row.address]))
+          const missing = networks.filter((n) => !byNetwork.has(n.network))
+          if (missing.length === 0) return byNetwork
+          const evmExisting = networks.find((n) => n.evm && byNetwork.has(n.network))
+          const fresh = new Map<AddressFormat, string>()
+          if (evmExisting !== undefined) fresh.set("evm", byNetwork.get(evmExisting.network)!)
+          const now = yield* clock.now
+          for (const network of missing) {
+            const format = formatOf(network.network, network.evm)!
+            if (!fresh.has(format)) fresh.set(format, encodeAddress(format, yield* ids.bytes(accountBytes(format))))
+            yield* repo.insertAddress({ customerId: customer.id, network: network.network, address: fresh.get(format)!, createdAt: now })
+          }
+        }
+        return yield* Effect.dieMessage(`deposits: could not issue addresses after ${issueAttemptsMax} attempts`)
+      })
+
+    const addresses = (customer: CustomerRow) =>
+      Effect.map(issued(customer), (byNetwork) =>
+        networks.map((n) => ({
+          network: n.network,
+          displayName: n.displayName,
+          address: byNetwork.get(n.network)!,
+          assets: [...n.assets],
+          confirmations: n.confirmations
+        }))).pipe(Effect.provideService(SqlClient.SqlClient, sql), Effect.catchTag("SqlError", Effect.die))
+
+    /** Validates the request before anything is written: which network family, which address, what amount. */
+    const plan = (input: CreateDeposit) => {
+      const known = findNetwork(input.network)
+      const bad = (message: string) => Effect.fail(new BadRequest({ message }))
+      if (input.unsupported === true) {
+        if (known !== undefined && supportsAsset(input.network, input.asset)) {
+          return bad(`unsupported: ${input.asset} on ${input.network} is supported; omit unsupported to credit it`)
+        }
+        if (known === undefined && !unsupportedEvmNetworks.includes(input.network)) {
+          return bad(
+            `network: no address of ours exists on ${input.network}; an unsupported deposit can arrive on a supported ` +
+              `network or on an EVM network that shares the EVM address (${unsupportedEvmNetworks.join(", ")})`
+          )
+        }
+        const amount = unsupportedAmount(input.amount)
+        if (!amount.ok) return bad(amount.message)
+        const format: AddressFormat = known === undefined ? "evm" : formatOf(known.network, known.evm)!
+        const addressNetwork = known?.network ?? networks.find((n) => n.evm)!.network
+        return Effect.succeed({ format, addressNetwork, amountText: amount.text, minor: undefined as bigint | undefined })
+      }
+      if (known === undefined) {
+        return bad(`network: must be one of ${networks.map((n) => n.network).join(", ")} (got ${input.network})`)
+      }
+      if (!supportsAsset(known.network, input.asset)) {
+        return bad(`asset: ${input.asset} is not supported on ${known.network}; supported: ${known.assets.join(", ")}`)
+      }
+      const asset = input.asset as Asset
+      const parsed = parseAmount(asset, input.amount)
+      if (!parsed.ok) return bad(`amount: ${describeAmountProblem(parsed.problem, asset)}`)
+      return Effect.succeed({
+        format: formatOf(known.network, known.evm)!,
+        addressNetwork: known.network,
+        amountText: toDecimalString(asset, parsed.minor),
+        minor: parsed.minor as bigint | undefined
+      })
+    }
+
+    const receive = (partnerId: string, customerId: string, input: CreateDeposit) =>
+      Effect.gen(function*() {
+        const planned = yield* plan(input)
+        if (input.txHash !== undefined && !isValidTxHash(planned.format, input.txHash)) {
+          const shape = planned.format === "evm"
+            ? "0x and 64 hex digits"
+            : planned.format === "TRON"
+            ? "64 hex digits"
+            : "a base58 transaction signature (64 bytes)"
+          return yield* new BadRequest({ message: `txHash: a ${input.network} transaction hash is ${shape}` })
+        }
+        return yield* actors.run(partnerId, customerId, (customer) =>
+          Effect.gen(function*() {
+            const address = (yield* issued(customer)).get(planned.addressNetwork)!
+            const txHash = input.txHash ?? encodeTxHash(planned.format, yield* ids.bytes(txHashBytes(planned.format)))
+            const inserted = yield* repo.insertDeposit({
+              id: yield* ids.uuid,
+              partnerId,
+              customerId: customer.id,
+              asset: input.asset,
+              network: input.network,
+              amount: planned.amountText,
+              txHash,
+              address,
+              status: planned.minor === undefined ? "UNSUPPORTED" : "CREDITED",
+              createdAt: yield* clock.now
+            })
+            if (inserted === undefined) {
+              // A repeated transaction hash: the chain shows one transfer, so it is recorded (and credited) once.
+              const existing = (yield* repo.depositByTx(partnerId, input.network, txHash))!
+              if (existing.customerId !== customer.id) {
+                return yield* new TxHashInUse({
+                  message: `txHash ${txHash} on ${input.network} is already recorded as another customer's deposit`
+                })
+              }
+              return toDeposit(existing)
+            }
+            const deposit = toDeposit(inserted)
+            const data = {
+              customerId: customer.id,
+              asset: deposit.asset,
+              network: deposit.network,
+              amount: deposit.amount,
+              txHash: deposit.txHash,
+              address: deposit.address
+            }
+            if (planned.minor === undefined) {
+              yield* outbox.record({ partnerId, customerId: customer.id, type: "deposit.unsupported", data })
+              return deposit
+            }
+            const asset = input.asset as Asset
+            const event = yield* outbox.record({ partnerId, customerId: customer.id, type: "deposit.received", data })
+            yield* ledger.post({
+              partnerId,
+              customerId: customer.id,
+              reason: "deposit",
+              resourceType: "deposit",
+              resourceId: deposit.id,
+              reference: txHash,
+              eventId: event.envelope.id,
+              postings: [
+                { account: Ledger.available(customer.id, asset), amount: planned.minor },
+                { account: Ledger.house(omnibusAccount(input.network), asset), amount: -planned.minor }
+              ]
+            }).pipe(Effect.catchTag("InsufficientBalance", Effect.die))
+            return deposit
+          }).pipe(Effect.catchTag("SqlError", Effect.die)))
+      })
+
+    return Deposits.of({ addresses, receive })
+  })
+)

@@ -1,0 +1,377 @@
+import { SqlClient } from "@effect/sql"
+import { Context, Effect, Layer, Schema } from "effect"
+import { issueCollectionAccount, serialDigits } from "../../simulators/bank/VirtualAccounts.js"
+import { ServiceClock } from "../clock/ServiceClock.js"
+import type { CustomerRow } from "../customers/CustomersRepo.js"
+import { Outbox } from "../events/Events.js"
+import { BadRequest, type CustomerForbidden, type InvalidCursor } from "../http/ApiError.js"
+import type { Page } from "../http/Envelope.js"
+import { Cursors, paginate, type PageRequest } from "../http/Pagination.js"
+import { Ids } from "../ids/Ids.js"
+import { Jobs } from "../jobs/Jobs.js"
+import { CustomerActors } from "../ledger/CustomerActors.js"
+import type { CustomerBusy, ReferenceInUse } from "../ledger/Errors.js"
+import { Idempotency } from "../ledger/Idempotency.js"
+import { Ledger } from "../ledger/Ledger.js"
+import { type Asset, describeAmountProblem, parseAmount, toNumber } from "../money/Money.js"
+import { RailPolicies } from "../rails/RailPolicies.js"
+import { type FundingCharge, FundingChargeNotFound, FundingChargeNotPending, type FundingChargeStatus } from "./Api.js"
+import { creditFiat } from "./FundingReceipts.js"
+import * as FundingRepo from "./FundingRepo.js"
+import { fullName } from "./VirtualAccounts.js"
+
+/** How long a charge can be paid: 30 minutes on the service clock. */
+export const chargeLifetimeSeconds = 30 * 60
+/** Idempotency scope of `POST .../funding/charge` (and its `.../wallet/funding/charge` alias). */
+export const chargeEndpoint = "funding.charge"
+export const expireJob = "funding.charge_expire"
+export const autoPayJob = "funding.charge_autopay"
+
+const accountAttemptsMax = 5
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+const tokenPattern = /^[A-Za-z0-9_-]{43}$/
+const narrationAlphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+
+/** ZAR is collected by instant EFT through a redirect; every other currency by a bank transfer to a one-off account. */
+export const chargeTypeOf = (currency: string): "bank_transfer" | "eft" => (currency === "ZAR" ? "eft" : "bank_transfer")
+
+/** A charge past `expiresAt` reads EXPIRED even in the instant before its expiry job has run. */
+const effectiveStatus = (row: FundingRepo.ChargeRow, now: Date): FundingChargeStatus =>
+  row.status === "PENDING" && now.getTime() >= row.expiresAt.getTime() ? "EXPIRED" : row.status
+
+export const toCharge = (row: FundingRepo.ChargeRow, now: Date): FundingCharge => {
+  const currency = row.currency as Asset
+  return {
+    id: row.id,
+    customerId: row.customerId,
+    reference: row.reference,
+    type: row.type,
+    currency: row.currency,
+    amount: toNumber(currency, BigInt(row.amount)),
+    amountPaid: row.amountPaid === null ? null : toNumber(currency, BigInt(row.amountPaid)),
+    status: effectiveStatus(row, now),
+    accountNumber: row.accountNumber,
+    accountName: row.accountName,
+    bankName: row.bankName,
+    bankCode: row.bankCode,
+    narration: row.narration,
+    expiresAt: row.expiresAt,
+    redirectUrl: row.redirectUrl,
+    paidAt: row.paidAt,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt
+  }
+}
+
+/** The charge as event data (timestamps as ISO strings). */
+export const chargeEventData = (charge: FundingCharge): Record<string, unknown> =>
+  JSON.parse(JSON.stringify(charge))
+
+export interface EftOutcome {
+  readonly charge: FundingCharge
+  readonly partnerName: string
+  readonly notice: string | null
+}
+
+export class FundingCharges extends Context.Tag("FundingCharges")<FundingCharges, {
+  readonly create: (
+    partnerId: string,
+    customerId: string,
+    input: { readonly amount: number; readonly reference?: string | undefined },
+    eftBaseUrl: string
+  ) => Effect.Effect<FundingCharge, BadRequest | ReferenceInUse | CustomerForbidden | CustomerBusy>
+  readonly list: (customer: CustomerRow, page: PageRequest) => Effect.Effect<Page<FundingCharge>, InvalidCursor>
+  readonly get: (customer: CustomerRow, chargeId: string) => Effect.Effect<FundingCharge, FundingChargeNotFound>
+  /** Sandbox: the payer's money arrives for the charge (the whole amount unless `amount` says otherwise). */
+  readonly pay: (
+    partnerId: string,
+    chargeId: string,
+    amount: number | undefined
+  ) => Effect.Effect<FundingCharge, BadRequest | FundingChargeNotFound | FundingChargeNotPending | CustomerBusy>
+  /** The EFT page: the charge behind a redirect token. */
+  readonly eftPage: (token: string) => Effect.Effect<EftOutcome, FundingChargeNotFound>
+  /** The customer's choice on the EFT page. */
+  readonly eftDecide: (token: string, action: "authorize" | "cancel") => Effect.Effect<EftOutcome, FundingChargeNotFound | CustomerBusy>
+}>() {}
+
+export const layer = Layer.effect(
+  FundingCharges,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const repo = yield* FundingRepo.make
+    const clock = yield* ServiceClock
+    const ids = yield* Ids
+    const outbox = yield* Outbox
+    const ledger = yield* Ledger
+    const actors = yield* CustomerActors
+    const idempotency = yield* Idempotency
+    const jobs = yield* Jobs
+    const policies = yield* RailPolicies
+    const cursors = yield* Cursors
+
+    const narration = Effect.map(ids.bytes(10), (bytes) =>
+      "FC" + Array.from(bytes, (b) => narrationAlphabet[b % narrationAlphabet.length]).join(""))
+
+    const load = (id: string) =>
+      Effect.gen(function*() {
+        const row = yield* repo.charge(id)
+        if (row === undefined) return yield* Effect.dieMessage(`funding: charge ${id} vanished`)
+        return toCharge(row, yield* clock.now)
+      })
+
+    const insertNew = (customer: CustomerRow, id: string, reference: string, amount: bigint, eftBaseUrl: string) =>
+      Effect.gen(function*() {
+        const now = yield* clock.now
+        const type = chargeTypeOf(customer.currency)
+        const partnerName = yield* repo.partnerName(customer.partnerId)
+        const common = {
+          id,
+          partnerId: customer.partnerId,
+          customerId: customer.id,
+          reference,
+          type,
+          currency: customer.currency,
+          amount,
+          amountPaid: null,
+          status: "PENDING" as const,
+          narration: yield* narration,
+          expiresAt: new Date(now.getTime() + chargeLifetimeSeconds * 1000),
+          paidAt: null,
+          createdAt: now,
+          updatedAt: now
+        }
+        if (type === "eft") {
+          const token = (yield* ids.bytes(32)).toString("base64url")
+          yield* repo.insertCharge({
+            ...common,
+            accountNumber: null,
+            accountName: null,
+            bankName: null,
+            bankCode: null,
+            redirectToken: token,
+            redirectUrl: `${eftBaseUrl}/${token}`
+          })
+          return common
+        }
+        for (let attempt = 0; attempt < accountAttemptsMax; attempt++) {
+          const account = issueCollectionAccount(customer.country, yield* ids.bytes(serialDigits(customer.country)))
+          const inserted = yield* repo.insertCharge({
+            ...common,
+            accountNumber: account.accountNumber,
+            accountName: `${partnerName} - ${fullName(customer)}`,
+            bankName: account.bankName,
+            bankCode: account.bankCode,
+            redirectToken: null,
+            redirectUrl: null
+          })
+          if (inserted) return common
+        }
+        return yield* Effect.dieMessage(`funding: no free one-off account number after ${accountAttemptsMax} draws`)
+      })
+
+    const createNew = (customer: CustomerRow, id: string, reference: string, amount: bigint, eftBaseUrl: string) =>
+      Effect.gen(function*() {
+        const charge = yield* insertNew(customer, id, reference, amount, eftBaseUrl)
+        yield* jobs.schedule({
+          kind: expireJob,
+          partnerId: customer.partnerId,
+          customerId: customer.id,
+          runAt: charge.expiresAt,
+          payload: { chargeId: id }
+        })
+        const policy = yield* policies.policyFor(customer.partnerId, "bank")
+        if (policy.mode === "auto" && policy.outcome === "success") {
+          yield* jobs.schedule({
+            kind: autoPayJob,
+            partnerId: customer.partnerId,
+            customerId: customer.id,
+            delaySeconds: policy.delaySeconds,
+            payload: { chargeId: id }
+          })
+        }
+        return yield* load(id)
+      })
+
+    const create = (
+      partnerId: string,
+      customerId: string,
+      input: { readonly amount: number; readonly reference?: string | undefined },
+      eftBaseUrl: string
+    ) =>
+      actors.run(partnerId, customerId, (customer) =>
+        Effect.gen(function*() {
+          const currency = customer.currency as Asset
+          const parsed = parseAmount(currency, input.amount)
+          if (!parsed.ok) return yield* new BadRequest({ message: `amount: ${describeAmountProblem(parsed.problem, currency)}` })
+          const reference = input.reference ?? (yield* idempotency.generate)
+          return yield* idempotency.once(
+            { partnerId, endpoint: chargeEndpoint, reference, customerId: customer.id },
+            (id) => createNew(customer, id, reference, parsed.minor, eftBaseUrl),
+            load
+          )
+        }).pipe(Effect.catchTag("SqlError", Effect.die)))
+
+    const list = (customer: CustomerRow, page: PageRequest) =>
+      Effect.gen(function*() {
+        const now = yield* clock.now
+        const result = yield* paginate(
+          "funding_charges",
+          page,
+          ({ beforeSeq, limit }) => repo.chargesPage(customer.id, beforeSeq, limit),
+          (row) => row.seq
+        )
+        return { items: result.items.map((row) => toCharge(row, now)), nextCursor: result.nextCursor }
+      }).pipe(Effect.provideService(Cursors, cursors), Effect.catchTag("SqlError", Effect.die))
+
+    const get = (customer: CustomerRow, chargeId: string) =>
+      Effect.gen(function*() {
+        if (!uuidPattern.test(chargeId)) return yield* FundingChargeNotFound.standard()
+        const row = yield* repo.charge(chargeId.toLowerCase())
+        if (row === undefined || row.customerId !== customer.id) return yield* FundingChargeNotFound.standard()
+        return toCharge(row, yield* clock.now)
+      }).pipe(Effect.catchTag("SqlError", Effect.die))
+
+    /** Why a charge cannot take money now, or undefined when it can. */
+    const refusal = (row: FundingRepo.ChargeRow, now: Date): FundingChargeNotPending | undefined => {
+      const status = effectiveStatus(row, now)
+      if (status === "PENDING") return undefined
+      const why = status === "EXPIRED"
+        ? `it expired at ${row.expiresAt.toISOString()}; the bank returns a late transfer to the sender`
+        : status === "CANCELLED"
+        ? "the customer cancelled it"
+        : "it is already paid"
+      return new FundingChargeNotPending({ message: `The funding charge is ${status}: ${why}. Nothing was credited` })
+    }
+
+    /** The money arrived: charge PAID and the customer credited, in the caller's transaction (customer locked). */
+    const settle = (row: FundingRepo.ChargeRow, amount: bigint) =>
+      Effect.gen(function*() {
+        const at = yield* clock.now
+        const paid = yield* repo.markPaid(row.id, amount, at)
+        if (paid === undefined) return yield* Effect.dieMessage(`funding: charge ${row.id} was not PENDING when paid`)
+        yield* creditFiat({ repo, outbox, ledger, ids }, {
+          partnerId: row.partnerId,
+          customerId: row.customerId,
+          method: "charge",
+          chargeId: row.id,
+          currency: row.currency as Asset,
+          amount,
+          reference: row.reference,
+          narration: row.narration,
+          at
+        })
+        return toCharge(paid, at)
+      })
+
+    const close = (row: FundingRepo.ChargeRow, status: "EXPIRED" | "CANCELLED") =>
+      Effect.gen(function*() {
+        const at = yield* clock.now
+        const closed = yield* repo.markClosed(row.id, status, at)
+        if (closed === undefined) return yield* Effect.dieMessage(`funding: charge ${row.id} was not PENDING when closed`)
+        const charge = toCharge(closed, at)
+        yield* outbox.record({
+          partnerId: row.partnerId,
+          customerId: row.customerId,
+          type: status === "EXPIRED" ? "funding.charge_expired" : "funding.charge_cancelled",
+          data: chargeEventData(charge)
+        })
+        return charge
+      })
+
+    const ownedByPartner = (partnerId: string, chargeId: string) =>
+      Effect.gen(function*() {
+        if (!uuidPattern.test(chargeId)) return yield* FundingChargeNotFound.standard()
+        const row = yield* repo.chargeOfPartner(partnerId, chargeId.toLowerCase())
+        if (row === undefined) return yield* FundingChargeNotFound.standard()
+        return row
+      }).pipe(Effect.catchTag("SqlError", Effect.die))
+
+    const pay = (partnerId: string, chargeId: string, amount: number | undefined) =>
+      Effect.gen(function*() {
+        const found = yield* ownedByPartner(partnerId, chargeId)
+        const result = yield* actors.run(partnerId, found.customerId, () =>
+          Effect.gen(function*() {
+            const row = (yield* repo.charge(found.id))!
+            const refused = refusal(row, yield* clock.now)
+            if (refused !== undefined) return yield* refused
+            const currency = row.currency as Asset
+            let minor = BigInt(row.amount)
+            if (amount !== undefined) {
+              const parsed = parseAmount(currency, amount)
+              if (!parsed.ok) return yield* new BadRequest({ message: `amount: ${describeAmountProblem(parsed.problem, currency)}` })
+              if (row.type === "eft" && parsed.minor !== minor) {
+                return yield* new BadRequest({ message: "amount: an EFT payment is always exactly the charge amount" })
+              }
+              minor = parsed.minor
+            }
+            return yield* settle(row, minor)
+          }).pipe(Effect.catchTag("SqlError", Effect.die)))
+        return result
+      }).pipe(Effect.catchTag("CustomerForbidden", Effect.die))
+
+    const byToken = (token: string) =>
+      Effect.gen(function*() {
+        if (!tokenPattern.test(token)) return yield* FundingChargeNotFound.standard()
+        const row = yield* repo.chargeByToken(token)
+        if (row === undefined) return yield* FundingChargeNotFound.standard()
+        return row
+      }).pipe(Effect.catchTag("SqlError", Effect.die))
+
+    const eftPage = (token: string) =>
+      Effect.gen(function*() {
+        const row = yield* byToken(token)
+        return {
+          charge: toCharge(row, yield* clock.now),
+          partnerName: yield* repo.partnerName(row.partnerId).pipe(Effect.orDie),
+          notice: null
+        }
+      })
+
+    const eftDecide = (token: string, action: "authorize" | "cancel") =>
+      Effect.gen(function*() {
+        const found = yield* byToken(token)
+        const partnerName = yield* repo.partnerName(found.partnerId).pipe(Effect.orDie)
+        return yield* actors.run(found.partnerId, found.customerId, () =>
+          Effect.gen(function*() {
+            const row = (yield* repo.charge(found.id))!
+            const now = yield* clock.now
+            const refused = refusal(row, now)
+            if (refused !== undefined) return { charge: toCharge(row, now), partnerName, notice: refused.message }
+            const charge = action === "authorize" ? yield* settle(row, BigInt(row.amount)) : yield* close(row, "CANCELLED")
+            return {
+              charge,
+              partnerName,
+              notice: action === "authorize" ? "Payment authorised. You can close this page." : "Payment cancelled."
+            }
+          }).pipe(Effect.catchTag("SqlError", Effect.die)))
+      }).pipe(Effect.catchTag("CustomerForbidden", Effect.die))
+
+    /** Job handlers run in the job's transaction; the customer row is locked first, as a customer actor does. */
+    const lockedCharge = (chargeId: string) =>
+      Effect.gen(function*() {
+        yield* sql`
+          SELECT c.id FROM customers c JOIN funding_charges f ON f.customer_id = c.id
+          WHERE f.id = ${chargeId} FOR UPDATE OF c`
+        return yield* repo.charge(chargeId)
+      })
+
+    const ChargeJob = Schema.Struct({ chargeId: Schema.UUID })
+
+    yield* jobs.register(expireJob, ChargeJob, ({ chargeId }) =>
+      Effect.gen(function*() {
+        const row = yield* lockedCharge(chargeId)
+        if (row === undefined || row.status !== "PENDING") return
+        yield* close(row, "EXPIRED")
+      }))
+
+    yield* jobs.register(autoPayJob, ChargeJob, ({ chargeId }) =>
+      Effect.gen(function*() {
+        const row = yield* lockedCharge(chargeId)
+        if (row === undefined || refusal(row, yield* clock.now) !== undefined) return
+        yield* settle(row, BigInt(row.amount))
+      }))
+
+    return FundingCharges.of({ create, list, get, pay, eftPage, eftDecide })
+  })
+)
+

@@ -1,0 +1,128 @@
+import { SqlClient, type SqlError } from "@effect/sql"
+import { Context, Effect, Layer } from "effect"
+import { collectionBankOf, issueCollectionAccount, serialDigits } from "../../simulators/bank/VirtualAccounts.js"
+import { ServiceClock } from "../clock/ServiceClock.js"
+import type { CustomerRow } from "../customers/CustomersRepo.js"
+import { Outbox } from "../events/Events.js"
+import { BadRequest, type CustomerForbidden } from "../http/ApiError.js"
+import { Ids } from "../ids/Ids.js"
+import { CustomerActors } from "../ledger/CustomerActors.js"
+import type { CustomerBusy } from "../ledger/Errors.js"
+import { Ledger } from "../ledger/Ledger.js"
+import { type Asset, describeAmountProblem, parseAmount } from "../money/Money.js"
+import { type FundingReceipt, Tier1Required, type VirtualAccount, VirtualAccountNotIssued } from "./Api.js"
+import { creditFiat } from "./FundingReceipts.js"
+import * as FundingRepo from "./FundingRepo.js"
+
+/** Draws of a fresh account number before giving up (a collision needs two equal random serials). */
+const issueAttemptsMax = 5
+
+const toView = (row: FundingRepo.VirtualAccountRow): VirtualAccount => ({
+  accountNumber: row.accountNumber,
+  accountName: row.accountName,
+  bankName: row.bankName,
+  bankCode: row.bankCode,
+  currency: row.currency,
+  status: row.status
+})
+
+export const fullName = (customer: CustomerRow) =>
+  [customer.firstName, customer.middleName, customer.lastName].filter((part) => part !== null && part !== "").join(" ")
+
+/**
+ * A bank session reference for an incoming transfer, shaped like a NIP session id: 6-digit bank code, the
+ * yymmddHHMMss of arrival on the service clock, and 12 random digits (30 digits).
+ */
+export const sessionReference = (bankCode: string, at: Date, random: Uint8Array) => {
+  const stamp = at.toISOString().replace(/[-:T]/g, "").slice(2, 14)
+  return bankCode.padStart(6, "0").slice(-6) + stamp + Array.from(random.subarray(0, 12), (b) => String(b % 10)).join("")
+}
+
+export class VirtualAccounts extends Context.Tag("VirtualAccounts")<VirtualAccounts, {
+  /** The customer's dedicated account, issued on the first read; NGN needs Tier 1 approved first. */
+  readonly getOrIssue: (customer: CustomerRow) => Effect.Effect<VirtualAccount, Tier1Required>
+  /** Sandbox: a bank transfer arrives in the customer's virtual account. */
+  readonly credit: (
+    partnerId: string,
+    customerId: string,
+    input: { readonly amount: number; readonly narration?: string | undefined }
+  ) => Effect.Effect<FundingReceipt, BadRequest | VirtualAccountNotIssued | CustomerForbidden | CustomerBusy>
+}>() {}
+
+export const layer = Layer.effect(
+  VirtualAccounts,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const repo = yield* FundingRepo.make
+    const clock = yield* ServiceClock
+    const ids = yield* Ids
+    const outbox = yield* Outbox
+    const ledger = yield* Ledger
+    const actors = yield* CustomerActors
+
+    const issue = (customer: CustomerRow): Effect.Effect<FundingRepo.VirtualAccountRow, SqlError.SqlError> =>
+      Effect.gen(function*() {
+        for (let attempt = 0; attempt < issueAttemptsMax; attempt++) {
+          const existing = yield* repo.virtualAccount(customer.id)
+          if (existing !== undefined) return existing
+          const account = issueCollectionAccount(customer.country, yield* ids.bytes(serialDigits(customer.country)))
+          // A concurrent first read inserts too: ON CONFLICT keeps exactly one, and both answer with it.
+          yield* repo.insertVirtualAccount({
+            customerId: customer.id,
+            partnerId: customer.partnerId,
+            accountNumber: account.accountNumber,
+            accountName: fullName(customer),
+            bankName: account.bankName,
+            bankCode: account.bankCode,
+            currency: customer.currency,
+            status: "active",
+            createdAt: yield* clock.now
+          })
+        }
+        return yield* Effect.dieMessage(`virtual accounts: no free account number after ${issueAttemptsMax} draws`)
+      })
+
+    const getOrIssue = (customer: CustomerRow) =>
+      Effect.gen(function*() {
+        const existing = yield* repo.virtualAccount(customer.id)
+        if (existing !== undefined) return toView(existing)
+        if (customer.currency === "NGN" && (yield* repo.tier1Status(customer.id)) !== "APPROVED") {
+          return yield* new Tier1Required({
+            message: "An NGN virtual account is issued only after KYC Tier 1 (BVN and NIN) is approved"
+          })
+        }
+        return toView(yield* issue(customer))
+      }).pipe(Effect.catchTag("SqlError", Effect.die))
+
+    const credit = (partnerId: string, customerId: string, input: { readonly amount: number; readonly narration?: string | undefined }) =>
+      actors.run(partnerId, customerId, (customer) =>
+        Effect.gen(function*() {
+          const currency = customer.currency as Asset
+          const parsed = parseAmount(currency, input.amount)
+          if (!parsed.ok) return yield* new BadRequest({ message: `amount: ${describeAmountProblem(parsed.problem, currency)}` })
+          const account = yield* repo.virtualAccount(customer.id)
+          if (account === undefined) {
+            return yield* new VirtualAccountNotIssued({
+              message: "The customer has no virtual account yet; read GET .../virtual-account first to issue it"
+            })
+          }
+          const at = yield* clock.now
+          return yield* creditFiat({ repo, outbox, ledger, ids }, {
+            partnerId,
+            customerId: customer.id,
+            method: "virtual_account",
+            chargeId: null,
+            currency,
+            amount: parsed.minor,
+            reference: sessionReference(collectionBankOf(customer.country).code, at, yield* ids.bytes(12)),
+            narration: input.narration ?? `Transfer to ${account.accountName}`,
+            at
+          })
+        }).pipe(Effect.catchTag("SqlError", Effect.die)))
+
+    return VirtualAccounts.of({
+      getOrIssue: (customer) => getOrIssue(customer).pipe(Effect.provideService(SqlClient.SqlClient, sql)),
+      credit
+    })
+  })
+)
