@@ -1,0 +1,119 @@
+import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { Schema } from "effect"
+import { BadRequest, envelopeFields, InvalidCursor, status } from "../http/ApiError.js"
+import { PartnerAuth } from "../http/Auth.js"
+import { Envelope, PageEnvelope } from "../http/Envelope.js"
+import { PageParams } from "../http/Pagination.js"
+
+/** `{ url, hasSecret, updatedAt }` (SPEC.md "Webhook configuration"); before a URL is set: null, false, null. */
+export const WebhookConfig = Schema.Struct({
+  url: Schema.NullOr(Schema.String),
+  hasSecret: Schema.Boolean,
+  updatedAt: Schema.NullOr(Schema.Date)
+})
+export type WebhookConfig = typeof WebhookConfig.Type
+
+export const SetWebhook = Schema.Struct({ url: Schema.String })
+
+/** The outcome of the synchronous `webhook.test` delivery. */
+export const TestResult = Schema.Struct({
+  delivered: Schema.Boolean,
+  statusCode: Schema.NullOr(Schema.Int),
+  error: Schema.NullOr(Schema.String)
+})
+export type TestResult = typeof TestResult.Type
+
+/** The only response that carries the secret: PUT and rotate. */
+export const WebhookSecretIssued = Schema.Struct({
+  url: Schema.String,
+  secret: Schema.String,
+  test: TestResult
+})
+export type WebhookSecretIssued = typeof WebhookSecretIssued.Type
+
+export const DeliveryStatus = Schema.Literal("PENDING", "DELIVERED", "DEAD")
+export type DeliveryStatus = typeof DeliveryStatus.Type
+
+/** SPEC.md "Webhook delivery"; `id` is the event id. */
+export const WebhookDelivery = Schema.Struct({
+  id: Schema.UUID,
+  type: Schema.String,
+  status: DeliveryStatus,
+  attempts: Schema.Int,
+  nextAttemptAt: Schema.NullOr(Schema.Date),
+  lastAttemptAt: Schema.NullOr(Schema.Date),
+  lastResponseStatus: Schema.NullOr(Schema.Int),
+  lastError: Schema.NullOr(Schema.String),
+  createdAt: Schema.Date,
+  deliveredAt: Schema.NullOr(Schema.Date)
+})
+export type WebhookDelivery = typeof WebhookDelivery.Type
+
+/** The envelope as sent: `{ id, type, createdAt, data }`. */
+export const DeliveryPayload = Schema.Struct({
+  id: Schema.UUID,
+  type: Schema.String,
+  createdAt: Schema.String,
+  data: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+})
+
+export const WebhookDeliveryDetail = Schema.Struct({ ...WebhookDelivery.fields, payload: DeliveryPayload })
+export type WebhookDeliveryDetail = typeof WebhookDeliveryDetail.Type
+
+export const DeliveryFilter = Schema.Struct({
+  ...PageParams,
+  status: Schema.optional(DeliveryStatus.annotations({ message: () => "must be one of PENDING, DELIVERED, DEAD" }))
+})
+
+/** Any string: a malformed id answers the same 404 as an unknown or foreign one. */
+export const DeliveryIdPath = Schema.Struct({ id: Schema.String })
+
+export class WebhookUrlNotSet extends Schema.TaggedError<WebhookUrlNotSet>()(
+  "WebhookUrlNotSet",
+  { ...envelopeFields("WebhookUrlNotSet", 400, "WEBHOOK_URL_NOT_SET") },
+  status(400)
+) {}
+
+export class WebhookDeliveryNotFound extends Schema.TaggedError<WebhookDeliveryNotFound>()(
+  "WebhookDeliveryNotFound",
+  { ...envelopeFields("WebhookDeliveryNotFound", 404, "WEBHOOK_DELIVERY_NOT_FOUND") },
+  status(404)
+) {
+  static readonly standard = () =>
+    new WebhookDeliveryNotFound({ message: "No webhook delivery with this id exists for this partner" })
+}
+
+export class WebhooksApi extends HttpApiGroup.make("webhooks")
+  .add(HttpApiEndpoint.get("get", "/webhook").addSuccess(Envelope(WebhookConfig)))
+  .add(
+    HttpApiEndpoint.put("set", "/webhook")
+      .setPayload(SetWebhook)
+      .addSuccess(Envelope(WebhookSecretIssued))
+      .addError(BadRequest)
+  )
+  .add(
+    HttpApiEndpoint.post("rotateSecret", "/webhook/rotate-secret")
+      .addSuccess(Envelope(WebhookSecretIssued))
+      .addError(WebhookUrlNotSet)
+  )
+  .add(
+    HttpApiEndpoint.get("deliveries", "/webhook/deliveries")
+      .setUrlParams(DeliveryFilter)
+      .addSuccess(PageEnvelope(WebhookDelivery))
+      .addError(InvalidCursor)
+  )
+  .add(
+    HttpApiEndpoint.get("delivery", "/webhook/deliveries/:id")
+      .setPath(DeliveryIdPath)
+      .addSuccess(Envelope(WebhookDeliveryDetail))
+      .addError(WebhookDeliveryNotFound)
+  )
+  .add(
+    HttpApiEndpoint.post("replay", "/webhook/deliveries/:id/replay")
+      .setPath(DeliveryIdPath)
+      .addSuccess(Envelope(WebhookDelivery))
+      .addError(WebhookDeliveryNotFound)
+  )
+  .middleware(PartnerAuth)
+  .prefix("/partner/v1")
+{}

@@ -1,0 +1,18 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { Api } from "../Api.js"
+import { CurrentPartner } from "../http/Auth.js"
+import { Webhooks } from "./Webhooks.js"
+
+export const WebhooksHttp = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
+  Effect.gen(function*() {
+    const webhooks = yield* Webhooks
+    return handlers
+      .handle("get", () => Effect.flatMap(CurrentPartner, (partner) => webhooks.get(partner.id)))
+      .handle("set", ({ payload }) => Effect.flatMap(CurrentPartner, (partner) => webhooks.setUrl(partner.id, payload.url)))
+      .handle("rotateSecret", () => Effect.flatMap(CurrentPartner, (partner) => webhooks.rotateSecret(partner.id)))
+      .handle("deliveries", ({ urlParams }) =>
+        Effect.flatMap(CurrentPartner, (partner) => webhooks.deliveries(partner.id, urlParams)))
+      .handle("delivery", ({ path }) => Effect.flatMap(CurrentPartner, (partner) => webhooks.delivery(partner.id, path.id)))
+      .handle("replay", ({ path }) => Effect.flatMap(CurrentPartner, (partner) => webhooks.replay(partner.id, path.id)))
+  }))

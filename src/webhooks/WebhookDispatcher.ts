@@ -1,0 +1,105 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, FiberSet, Layer, PubSub, Queue, Ref } from "effect"
+import { ServiceClock } from "../clock/ServiceClock.js"
+import { EventBus } from "../events/Events.js"
+import { Ids } from "../ids/Ids.js"
+import { WebhookSender } from "./WebhookSender.js"
+import * as WebhooksRepo from "./WebhooksRepo.js"
+
+/** Attempts in flight in this process, over all partners. */
+export const concurrencyMax = 32
+/** Attempts in flight per partner, over all processes sharing the database: a slow endpoint holds only these. */
+export const perPartnerMax = 4
+/** Longest sleep between looks at the table: picks up leases left by a crashed process and other processes' work. */
+const pollMs = 5_000
+/** A limit on the rounds of one drain (each round starts or waits for at least one attempt). */
+const drainRoundsMax = 100_000
+
+/**
+ * The durable webhook dispatcher: a daemon that claims due deliveries from the database and attempts them with
+ * bounded concurrency. It wakes on committed events (EventBus), on replays and finished attempts, and on clock
+ * advances; otherwise it sleeps until the next attempt falls due on the service clock. Deliveries live in the
+ * database, so pending ones resume after a restart, and several processes can share the work (rows are claimed
+ * with FOR UPDATE SKIP LOCKED and leased while in flight).
+ *
+ * `POST /sandbox/clock/advance` runs `drain` before answering: every attempt due at the new time has been made
+ * (and recorded) when the call returns.
+ */
+export const layer = Layer.scopedDiscard(Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const repo = yield* WebhooksRepo.make
+  const clock = yield* ServiceClock
+  const bus = yield* EventBus
+  const ids = yield* Ids
+  const sender = yield* WebhookSender
+  const running = yield* Ref.make(0)
+  const inFlight = yield* FiberSet.make<void>()
+  const claimLock = yield* Effect.makeSemaphore(1)
+
+  const runAttempt = (claimed: WebhooksRepo.ClaimedDelivery) =>
+    sender.attempt(claimed).pipe(
+      Effect.asVoid,
+      Effect.catchAllCause((cause) =>
+        Effect.logError("webhook attempt failed unexpectedly", cause).pipe(Effect.annotateLogs({ eventId: claimed.eventId }))
+      ),
+      Effect.ensuring(Effect.zipRight(Ref.update(running, (n) => n - 1), sender.wake))
+    )
+
+  /** Claims as many due deliveries as there is room for and starts their attempts; returns how many started. */
+  const startDue = claimLock.withPermits(1)(Effect.gen(function*() {
+    const free = concurrencyMax - (yield* Ref.get(running))
+    if (free <= 0) return 0
+    const claimed = yield* repo.claimDue({
+      now: yield* clock.now,
+      limit: free,
+      perPartnerMax,
+      leaseToken: yield* ids.uuid,
+      leaseSeconds: sender.leaseSeconds
+    })
+    yield* Ref.update(running, (n) => n + claimed.length)
+    for (const delivery of claimed) yield* FiberSet.run(inFlight, runAttempt(delivery))
+    return claimed.length
+  })).pipe(
+    Effect.catchTag("SqlError", (error) => Effect.as(Effect.logError("claiming webhook deliveries failed", error), 0)),
+    Effect.provideService(SqlClient.SqlClient, sql)
+  )
+
+  /** Until nothing due is left to start and nothing started is still in flight. */
+  const drain = Effect.gen(function*() {
+    for (let round = 0; round < drainRoundsMax; round++) {
+      const finished = yield* sender.nextWake
+      if ((yield* startDue) > 0) continue
+      if ((yield* Ref.get(running)) === 0) return
+      yield* finished
+    }
+  })
+
+  const nextDueAt = repo.nextDueAt.pipe(
+    Effect.catchTag("SqlError", (error) => Effect.as(Effect.logError("reading the next webhook due time failed", error), null))
+  )
+
+  const loop = Effect.gen(function*() {
+    while (true) {
+      const woken = yield* sender.nextWake
+      const started = yield* startDue
+      const saturated = (yield* Ref.get(running)) >= concurrencyMax
+      const nextAt = saturated ? null : yield* nextDueAt
+      const now = yield* clock.now
+      // Due now but nothing started: held back by per-partner limits or other processes; wait for a wake-up.
+      const wait = nextAt === null
+        ? Effect.never
+        : nextAt.getTime() > now.getTime()
+        ? clock.sleepUntil(nextAt)
+        : started > 0
+        ? Effect.void
+        : Effect.never
+      yield* Effect.raceAll([wait, woken, Effect.sleep(pollMs)])
+    }
+  })
+
+  const events = yield* PubSub.subscribe(bus)
+  // One wake-up per burst of committed events: take blocks for the first, takeAll drops the rest of the burst.
+  yield* Effect.forkScoped(Effect.forever(Queue.take(events).pipe(Effect.zipRight(Queue.takeAll(events)), Effect.zipRight(sender.wake))))
+  yield* clock.registerDrain(drain)
+  yield* Effect.forkScoped(loop)
+}))

@@ -1,0 +1,158 @@
+import { SqlClient } from "@effect/sql"
+import { Context, Effect, Layer } from "effect"
+import { ServiceClock } from "../clock/ServiceClock.js"
+import { AppConfig } from "../config/AppConfig.js"
+import { Keys } from "../crypto/Keys.js"
+import { EventBus, Outbox, transaction } from "../events/Events.js"
+import { BadRequest, type InvalidCursor } from "../http/ApiError.js"
+import type { Page } from "../http/Envelope.js"
+import { Cursors, paginate, type PageRequest } from "../http/Pagination.js"
+import { Ids } from "../ids/Ids.js"
+import {
+  type DeliveryStatus,
+  type WebhookConfig,
+  type WebhookDelivery,
+  type WebhookDeliveryDetail,
+  WebhookDeliveryNotFound,
+  type WebhookSecretIssued,
+  WebhookUrlNotSet
+} from "./Api.js"
+import { formatSecret, sealSecret, secretIvBytes } from "./Signing.js"
+import { checkWebhookUrl } from "./UrlRules.js"
+import { WebhookSender } from "./WebhookSender.js"
+import * as WebhooksRepo from "./WebhooksRepo.js"
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+export const toDelivery = (row: WebhooksRepo.DeliveryRow): WebhookDelivery => ({
+  id: row.eventId,
+  type: row.type,
+  status: row.status,
+  attempts: row.attempts,
+  nextAttemptAt: row.nextAttemptAt,
+  lastAttemptAt: row.lastAttemptAt,
+  lastResponseStatus: row.lastResponseStatus,
+  lastError: row.lastError,
+  createdAt: row.createdAt,
+  deliveredAt: row.deliveredAt
+})
+
+/**
+ * Webhook configuration and the delivery log of SPEC.md "Webhook management". Setting a URL or rotating the
+ * secret records a `webhook.test` event; its delivery is leased in the same transaction and attempted right away,
+ * synchronously, so the dispatcher never sends it a second time. If that first attempt fails, the test delivery
+ * follows the ordinary retry schedule like any other delivery.
+ */
+export class Webhooks extends Context.Tag("Webhooks")<Webhooks, {
+  readonly get: (partnerId: string) => Effect.Effect<WebhookConfig>
+  readonly setUrl: (partnerId: string, url: string) => Effect.Effect<WebhookSecretIssued, BadRequest>
+  readonly rotateSecret: (partnerId: string) => Effect.Effect<WebhookSecretIssued, WebhookUrlNotSet>
+  readonly deliveries: (
+    partnerId: string,
+    query: PageRequest & { readonly status?: DeliveryStatus | undefined }
+  ) => Effect.Effect<Page<WebhookDelivery>, InvalidCursor>
+  readonly delivery: (partnerId: string, id: string) => Effect.Effect<WebhookDeliveryDetail, WebhookDeliveryNotFound>
+  readonly replay: (partnerId: string, id: string) => Effect.Effect<WebhookDelivery, WebhookDeliveryNotFound>
+}>() {}
+
+export const layer = Layer.effect(
+  Webhooks,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const repo = yield* WebhooksRepo.make
+    const config = yield* AppConfig
+    const clock = yield* ServiceClock
+    const keys = yield* Keys
+    const ids = yield* Ids
+    const outbox = yield* Outbox
+    const bus = yield* EventBus
+    const cursors = yield* Cursors
+    const sender = yield* WebhookSender
+
+    /** Stores `url` with a new secret and sends the test event with it; the previous secret is gone at commit. */
+    const issueSecret = (partnerId: string, url: string | undefined) =>
+      Effect.gen(function*() {
+        const secret = formatSecret(yield* ids.bytes(32))
+        const iv = yield* ids.bytes(secretIvBytes)
+        const leaseToken = yield* ids.uuid
+        const claimed = yield* transaction(Effect.gen(function*() {
+          const current = yield* repo.lockConfig(partnerId)
+          const target = url ?? current?.url
+          if (target === undefined) return yield* new WebhookUrlNotSet({ message: "No webhook URL is set: PUT /webhook with a url first" })
+          yield* repo.upsertConfig({
+            partnerId,
+            url: target,
+            secretCiphertext: sealSecret(keys.encryption, iv, secret, partnerId),
+            updatedAt: yield* clock.now
+          })
+          const event = yield* outbox.record({ partnerId, type: "webhook.test", data: { partnerId } })
+          const leased = yield* repo.leaseOne(event.envelope.id, leaseToken, sender.leaseSeconds)
+          if (leased === undefined) return yield* Effect.dieMessage("webhook.test delivery was not queued")
+          return leased
+        })).pipe(
+          Effect.catchTag("SqlError", Effect.die),
+          Effect.provideService(SqlClient.SqlClient, sql),
+          Effect.provideService(EventBus, bus)
+        )
+        const outcome = yield* sender.attempt(claimed)
+        return {
+          url: claimed.url,
+          secret,
+          test: { delivered: outcome.delivered, statusCode: outcome.statusCode, error: outcome.error }
+        }
+      })
+
+    const get = (partnerId: string) =>
+      repo.findConfig(partnerId).pipe(
+        Effect.map((row): WebhookConfig =>
+          row === undefined
+            ? { url: null, hasSecret: false, updatedAt: null }
+            : { url: row.url, hasSecret: true, updatedAt: row.updatedAt }
+        ),
+        Effect.orDie
+      )
+
+    const setUrl = (partnerId: string, raw: string) =>
+      Effect.gen(function*() {
+        const verdict = checkWebhookUrl(raw, config.mode)
+        if (!verdict.ok) return yield* new BadRequest({ message: `url: ${verdict.rule}` })
+        return yield* issueSecret(partnerId, verdict.url).pipe(Effect.catchTag("WebhookUrlNotSet", Effect.die))
+      })
+
+    const rotateSecret = (partnerId: string) => issueSecret(partnerId, undefined)
+
+    const deliveries = (partnerId: string, query: PageRequest & { readonly status?: DeliveryStatus | undefined }) =>
+      paginate(
+        `webhook-deliveries:${query.status ?? "all"}`,
+        query,
+        ({ beforeSeq, limit }) => repo.page(partnerId, query.status, beforeSeq, limit),
+        (row) => row.seq
+      ).pipe(
+        Effect.map((page) => ({ items: page.items.map(toDelivery), nextCursor: page.nextCursor })),
+        Effect.provideService(Cursors, cursors),
+        Effect.catchTag("SqlError", Effect.die)
+      )
+
+    const delivery = (partnerId: string, id: string) =>
+      Effect.gen(function*() {
+        if (!uuidPattern.test(id)) return yield* WebhookDeliveryNotFound.standard()
+        const row = yield* repo.findOwned(partnerId, id.toLowerCase()).pipe(Effect.orDie)
+        if (row === undefined) return yield* WebhookDeliveryNotFound.standard()
+        return {
+          ...toDelivery(row),
+          payload: { id: row.eventId, type: row.type, createdAt: row.eventCreatedAt.toISOString(), data: row.data }
+        }
+      })
+
+    const replay = (partnerId: string, id: string) =>
+      Effect.gen(function*() {
+        if (!uuidPattern.test(id)) return yield* WebhookDeliveryNotFound.standard()
+        const row = yield* repo.replay(partnerId, id.toLowerCase(), yield* clock.now).pipe(Effect.orDie)
+        if (row === undefined) return yield* WebhookDeliveryNotFound.standard()
+        yield* sender.wake
+        return toDelivery(row)
+      })
+
+    return Webhooks.of({ get, setUrl, rotateSecret, deliveries, delivery, replay })
+  })
+)

@@ -1,0 +1,194 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { verifySignature } from "../src/webhooks/verifySignature.js"
+import { customerBody, startTestApp, type TestApp } from "./support/TestApp.js"
+import { eventually, type Receiver, startReceiver } from "./support/WebhookReceiver.js"
+
+let app: TestApp
+const receivers: Array<Receiver> = []
+
+beforeAll(async () => {
+  app = await startTestApp()
+})
+afterAll(async () => {
+  await app?.close()
+  for (const receiver of receivers) await receiver.close()
+})
+
+const receiver = async (...args: Parameters<typeof startReceiver>) => {
+  const started = await startReceiver(...args)
+  receivers.push(started)
+  return started
+}
+
+const delivery = async (apiKey: string, id: string) => {
+  const reply = await app.request("GET", `/partner/v1/webhook/deliveries/${id}`, { apiKey })
+  expect(reply.status).toBe(200)
+  return reply.body.data
+}
+
+const clockNow = async (apiKey: string) => Date.parse((await app.request("GET", "/sandbox/clock", { apiKey })).body.data.now)
+
+const advance = async (apiKey: string, seconds: number) => {
+  const reply = await app.request("POST", "/sandbox/clock/advance", { apiKey, body: { seconds } })
+  expect(reply.status).toBe(200)
+}
+
+/** A partner with a URL set (the test event answered 200), and the id of a fresh customer.registered event. */
+const partnerWithUrl = async (target: Receiver) => {
+  const { apiKey, partnerId } = await app.newPartner()
+  const put = await app.request("PUT", "/partner/v1/webhook", { apiKey, body: { url: target.url } })
+  expect(put.status).toBe(200)
+  return { apiKey, partnerId, secret: put.body.data.secret as string }
+}
+
+const registerCustomer = async (apiKey: string) => {
+  const created = await app.request("POST", "/partner/v1/customers", { apiKey, body: customerBody() })
+  expect(created.status).toBe(201)
+  const events = await app.request("GET", `/sandbox/events?type=customer.registered&customerId=${created.body.data.id}`, { apiKey })
+  expect(events.body.data).toHaveLength(1)
+  return events.body.data[0].id as string
+}
+
+const retryDelaysSeconds = [30, 120, 600, 1800, 7200, 21600, 43200]
+
+describe("retry schedule", () => {
+  it("walks a failing delivery through 8 attempts at the scheduled service-clock times, then DEAD; replay delivers it", async () => {
+    const target = await receiver((d) => (d.type === "webhook.test" ? 200 : 500))
+    const { apiKey, secret } = await partnerWithUrl(target)
+    const eventId = await registerCustomer(apiKey)
+
+    // The first attempt is made as soon as the event is committed.
+    let current = await eventually(async () => {
+      const d = await delivery(apiKey, eventId)
+      return d.attempts === 1 ? d : undefined
+    }, "the first attempt")
+    expect(current).toMatchObject({ status: "PENDING", lastResponseStatus: 500, lastError: "HTTP 500", deliveredAt: null })
+
+    for (const [index, delaySeconds] of retryDelaysSeconds.entries()) {
+      const attemptsSoFar = index + 1
+      const last = Date.parse(current.lastAttemptAt)
+      expect(Date.parse(current.nextAttemptAt) - last).toBe(delaySeconds * 1000)
+      const hits = target.ofEvent(eventId)
+      expect(hits).toHaveLength(attemptsSoFar)
+      // The receiver saw the attempt signed at the moment the log records, on the service clock.
+      expect(hits.at(-1)!.signedAt).toBe(Math.floor(last / 1000))
+      expect(verifySignature(hits.at(-1)!.rawBody, hits.at(-1)!.signature, secret, { now: new Date(last) }).ok).toBe(true)
+
+      // Two seconds before it is due, nothing is sent.
+      const untilDue = (Date.parse(current.nextAttemptAt) - (await clockNow(apiKey))) / 1000
+      await advance(apiKey, Math.floor(untilDue) - 2)
+      expect((await delivery(apiKey, eventId)).attempts).toBe(attemptsSoFar)
+      expect(target.ofEvent(eventId)).toHaveLength(attemptsSoFar)
+
+      // Once due, the advance call returns only after the attempt has been made and recorded.
+      await advance(apiKey, 3)
+      current = await delivery(apiKey, eventId)
+      expect(current.attempts).toBe(attemptsSoFar + 1)
+      const scheduled = last + delaySeconds * 1000
+      expect(Date.parse(current.lastAttemptAt)).toBeGreaterThanOrEqual(scheduled)
+      expect(Date.parse(current.lastAttemptAt)).toBeLessThan(scheduled + 10_000)
+      expect(target.ofEvent(eventId)).toHaveLength(attemptsSoFar + 1)
+    }
+
+    expect(current).toMatchObject({ status: "DEAD", attempts: 8, nextAttemptAt: null, lastResponseStatus: 500, deliveredAt: null })
+    await advance(apiKey, 3 * 86_400)
+    expect(target.ofEvent(eventId)).toHaveLength(8)
+    const dead = await app.request("GET", "/partner/v1/webhook/deliveries?status=DEAD", { apiKey })
+    expect(dead.body.data.map((d: { id: string }) => d.id)).toEqual([eventId])
+
+    // Replay: back to PENDING with the same id, sent again; a 2xx marks it DELIVERED.
+    target.setResponder(() => 204)
+    const replayed = await app.request("POST", `/partner/v1/webhook/deliveries/${eventId}/replay`, { apiKey })
+    expect(replayed.status).toBe(200)
+    expect(replayed.body.data).toMatchObject({ id: eventId, status: "PENDING", attempts: 8, deliveredAt: null })
+    const delivered = await eventually(async () => {
+      const d = await delivery(apiKey, eventId)
+      return d.status === "DELIVERED" ? d : undefined
+    }, "the replayed delivery")
+    expect(delivered).toMatchObject({ attempts: 9, lastResponseStatus: 204, lastError: null, nextAttemptAt: null })
+    expect(Date.parse(delivered.deliveredAt)).toBeGreaterThanOrEqual(Date.parse(delivered.lastAttemptAt))
+    const hits = target.ofEvent(eventId)
+    expect(hits).toHaveLength(9)
+    expect(hits.at(-1)!.headers["x-service-event-id"]).toBe(eventId)
+    expect(JSON.parse(hits.at(-1)!.rawBody)).toEqual(delivered.payload)
+    expect(JSON.parse(hits.at(-1)!.rawBody)).toEqual(JSON.parse(hits[0]!.rawBody))
+  })
+
+  it("an answer of 410 makes the delivery DEAD at once; a replay starts a fresh schedule", async () => {
+    const target = await receiver((d) => (d.type === "webhook.test" ? 200 : 410))
+    const { apiKey } = await partnerWithUrl(target)
+    const eventId = await registerCustomer(apiKey)
+    const dead = await eventually(async () => {
+      const d = await delivery(apiKey, eventId)
+      return d.status === "DEAD" ? d : undefined
+    }, "the 410")
+    expect(dead).toMatchObject({ attempts: 1, lastResponseStatus: 410, nextAttemptAt: null, deliveredAt: null })
+    await advance(apiKey, 86_400)
+    expect(target.ofEvent(eventId)).toHaveLength(1)
+
+    target.setResponder(() => 503)
+    await app.request("POST", `/partner/v1/webhook/deliveries/${eventId}/replay`, { apiKey })
+    const retried = await eventually(async () => {
+      const d = await delivery(apiKey, eventId)
+      return d.attempts === 2 ? d : undefined
+    }, "the replayed attempt")
+    expect(retried).toMatchObject({ status: "PENDING", lastResponseStatus: 503 })
+    expect(Date.parse(retried.nextAttemptAt) - Date.parse(retried.lastAttemptAt)).toBe(30_000)
+    expect(target.ofEvent(eventId)).toHaveLength(2)
+  })
+
+  it("a connection error is retried like a failed answer", async () => {
+    const target = await receiver()
+    const { apiKey } = await partnerWithUrl(target)
+    await target.close()
+    const eventId = await registerCustomer(apiKey)
+    const failed = await eventually(async () => {
+      const d = await delivery(apiKey, eventId)
+      return d.attempts === 1 ? d : undefined
+    }, "the first attempt")
+    expect(failed).toMatchObject({ status: "PENDING", lastResponseStatus: null })
+    expect(failed.lastError).toMatch(/^connection failed: /)
+    expect(Date.parse(failed.nextAttemptAt) - Date.parse(failed.lastAttemptAt)).toBe(30_000)
+  })
+})
+
+describe("isolation", () => {
+  it("a partner whose endpoint hangs does not delay another partner's deliveries", async () => {
+    const slow = await receiver((d) => (d.type === "webhook.test" ? 200 : "hang"))
+    const fast = await receiver(() => 200)
+    const hanging = await partnerWithUrl(slow)
+    const prompt = await partnerWithUrl(fast)
+    const slowEvents: Array<string> = []
+    for (let i = 0; i < 6; i++) slowEvents.push(await registerCustomer(hanging.apiKey))
+    await eventually(async () => (slow.received.filter((d) => d.type === "customer.registered").length >= 4 ? true : undefined), "the hanging attempts")
+    const eventId = await registerCustomer(prompt.apiKey)
+    const delivered = await eventually(async () => {
+      const d = await delivery(prompt.apiKey, eventId)
+      return d.status === "DELIVERED" ? d : undefined
+    }, "the other partner's delivery")
+    expect(delivered.attempts).toBe(1)
+    // Meanwhile the hanging partner's attempts are still in flight, and at most 4 of them at once.
+    for (const id of slowEvents) expect((await delivery(hanging.apiKey, id)).attempts).toBe(0)
+    expect(slow.received.filter((d) => d.type === "customer.registered").length).toBe(4)
+  })
+})
+
+describe("answer time-out", () => {
+  let short: TestApp
+  beforeAll(async () => {
+    short = await startTestApp({ config: { webhookTimeoutMs: 500 } })
+  })
+  afterAll(() => short?.close())
+
+  it("cuts a receiver that does not answer and schedules the retry", async () => {
+    const target = await receiver(() => "hang")
+    const { apiKey } = await short.newPartner()
+    const put = await short.request("PUT", "/partner/v1/webhook", { apiKey, body: { url: target.url } })
+    expect(put.status).toBe(200)
+    expect(put.body.data.test).toEqual({ delivered: false, statusCode: null, error: "timed out after 500 ms" })
+    const eventId = target.received[0]!.eventId
+    const logged = (await short.request("GET", `/partner/v1/webhook/deliveries/${eventId}`, { apiKey })).body.data
+    expect(logged).toMatchObject({ type: "webhook.test", status: "PENDING", attempts: 1, lastError: "timed out after 500 ms" })
+    expect(Date.parse(logged.nextAttemptAt) - Date.parse(logged.lastAttemptAt)).toBe(30_000)
+  })
+})
