@@ -2,6 +2,7 @@ import foundation from "./0001_foundation.js"
 import ledger from "./0002_ledger.js"
 import webhooks from "./0003_webhooks.js"
 import jobsRails from "./0005_jobs_rails.js"
+import kyc from "./0006_kyc.js"
 import funding from "./0007_funding.js"
 
 /** Every migration, in order; statically imported so that tsx, vitest and compiled code load the same set. */
@@ -10,5 +11,6 @@ export const migrations = {
   "0002_ledger": ledger,
   "0003_webhooks": webhooks,
   "0005_jobs_rails": jobsRails,
+  "0006_kyc": kyc,
   "0007_funding": funding
 }

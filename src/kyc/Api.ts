@@ -1,0 +1,271 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, Multipart } from "@effect/platform"
+import { Option, Schema } from "effect"
+import { CustomerIdPath } from "../customers/Api.js"
+import { BadRequest, CustomerForbidden, envelopeFields, NotFound, status } from "../http/ApiError.js"
+import { PartnerAuth, SandboxAuth } from "../http/Auth.js"
+import { Envelope } from "../http/Envelope.js"
+
+export const KycStatus = Schema.Literal("NOT_STARTED", "PENDING", "REVIEW", "APPROVED", "REJECTED")
+export type KycStatus = typeof KycStatus.Type
+export type RecordStatus = Exclude<KycStatus, "NOT_STARTED">
+
+/** Inputs a customer may be asked for (SPEC.md "Verification summary"). */
+export const KycItem = Schema.Literal("BVN", "NIN", "ID_DOCUMENT", "SELFIE", "DATE_OF_BIRTH", "ADDRESS", "COUNTRY", "ADDRESS_PROOF")
+export type KycItem = typeof KycItem.Type
+
+/** A KYC record: one tier submission (SPEC.md "KYC record"). */
+export const KycRecord = Schema.Struct({
+  id: Schema.UUID,
+  customerId: Schema.UUID,
+  level: Schema.Int,
+  status: KycStatus,
+  idType: Schema.NullOr(Schema.String),
+  rejectionReason: Schema.NullOr(Schema.String),
+  createdAt: Schema.Date
+})
+export type KycRecord = typeof KycRecord.Type
+
+export const TierSubmission = Schema.Struct({ status: KycStatus, record: KycRecord })
+
+const elevenDigits = Schema.String.pipe(Schema.pattern(/^\d{11}$/, { message: () => "must be exactly 11 digits" }))
+
+export const Tier1Body = Schema.Struct({ bvn: elevenDigits, nin: elevenDigits })
+
+/** Kinds of identity document accepted for Tier 2. */
+export const IdDocumentType = Schema.Literal("PASSPORT", "NATIONAL_ID", "DRIVERS_LICENSE", "VOTERS_CARD")
+
+const documentUrl = Schema.String.pipe(
+  Schema.maxLength(2048, { message: () => "must be a document url returned by POST .../kyc/documents" }),
+  Schema.pattern(/\/kyc\/documents\/[0-9a-fA-F-]{36}$/, { message: () => "must be a document url returned by POST .../kyc/documents" })
+)
+
+export const Tier2Body = Schema.Struct({
+  idDocument: Schema.Struct({
+    type: IdDocumentType.annotations({ message: () => "must be one of PASSPORT, NATIONAL_ID, DRIVERS_LICENSE, VOTERS_CARD" }),
+    number: Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9]{5,20}$/, { message: () => "must be 5 to 20 letters or digits" })),
+    frontUrl: documentUrl,
+    backUrl: Schema.optional(documentUrl)
+  }),
+  selfieUrl: documentUrl
+})
+export type Tier2Body = typeof Tier2Body.Type
+
+export const TierView = Schema.Struct({
+  status: KycStatus,
+  updatedAt: Schema.NullOr(Schema.Date),
+  rejectionReason: Schema.NullOr(Schema.String)
+})
+
+export const Reverification = Schema.Struct({
+  id: Schema.UUID,
+  items: Schema.Array(KycItem),
+  /** Requested items not yet re-submitted; the request completes when this is empty. */
+  outstanding: Schema.Array(KycItem),
+  message: Schema.String,
+  status: Schema.Literal("OPEN", "COMPLETED", "SUPERSEDED"),
+  createdAt: Schema.Date
+})
+export type Reverification = typeof Reverification.Type
+
+export const VerificationSummary = Schema.Struct({
+  currentTier: Schema.Int,
+  tiers: Schema.Struct({ "1": TierView, "2": TierView, "3": TierView }),
+  nextRequired: Schema.Array(KycItem),
+  reverification: Schema.NullOr(Reverification),
+  records: Schema.Array(KycRecord)
+})
+export type VerificationSummary = typeof VerificationSummary.Type
+
+/** Classification a partner may give an upload; `OTHER` when absent. */
+export const DocumentType = Schema.Literal(
+  "ID_FRONT",
+  "ID_BACK",
+  "SELFIE",
+  "PROOF_OF_ADDRESS",
+  "BUSINESS_DOCUMENT",
+  "OTHER"
+)
+export type DocumentType = typeof DocumentType.Type
+export const documentTypes: ReadonlyArray<DocumentType> = DocumentType.literals
+
+export const DocumentContentType = Schema.Literal("image/jpeg", "image/png", "application/pdf")
+export type DocumentContentType = typeof DocumentContentType.Type
+
+export const UploadedDocument = Schema.Struct({
+  id: Schema.UUID,
+  url: Schema.String,
+  type: DocumentType,
+  contentType: DocumentContentType,
+  size: Schema.Int,
+  createdAt: Schema.Date
+})
+
+/** 5 MB (SPEC.md "Limits"), in bytes. */
+export const documentBytesMax = 5 * 1024 * 1024
+
+/** Form fields of the upload: `file` (the document) and optional `type`. */
+export const UploadForm = HttpApiSchema.MultipartStream(
+  Schema.Struct({ file: Multipart.SingleFileSchema, type: Schema.optional(DocumentType) }),
+  {
+    maxParts: Option.some(8),
+    maxFieldSize: 1024,
+    // The file cap is enforced while reading (413 with the envelope); this bounds the whole body.
+    maxTotalSize: Option.some(documentBytesMax + 1024 * 1024)
+  }
+)
+
+export const DocumentPath = Schema.Struct({ customerId: Schema.String, documentId: Schema.String })
+
+export const LevelPath = Schema.Struct({
+  customerId: Schema.String,
+  level: Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 3)).annotations({ message: () => "must be 1, 2 or 3" })
+})
+
+export const DecisionBody = Schema.Struct({
+  status: Schema.Literal("APPROVED", "REJECTED").annotations({ message: () => "must be APPROVED or REJECTED" }),
+  reason: Schema.optional(Schema.Trim.pipe(Schema.compose(Schema.String.pipe(
+    Schema.minLength(1, { message: () => "must be 1 to 500 characters" }),
+    Schema.maxLength(500, { message: () => "must be 1 to 500 characters" })
+  ))))
+})
+
+export const ReverificationBody = Schema.Struct({
+  items: Schema.Array(KycItem.annotations({
+    message: () => "must be one of BVN, NIN, ID_DOCUMENT, SELFIE, DATE_OF_BIRTH, ADDRESS, COUNTRY, ADDRESS_PROOF"
+  })).pipe(Schema.minItems(1, { message: () => "must list at least one item" }), Schema.maxItems(8)),
+  message: Schema.Trim.pipe(Schema.compose(Schema.String.pipe(
+    Schema.minLength(1, { message: () => "must be 1 to 1000 characters" }),
+    Schema.maxLength(1000, { message: () => "must be 1 to 1000 characters" })
+  )))
+})
+
+// Domain refusals, each with its own stable code.
+
+export class KycPreviousTierNotApproved extends Schema.TaggedError<KycPreviousTierNotApproved>()(
+  "KycPreviousTierNotApproved",
+  { ...envelopeFields("KycPreviousTierNotApproved", 400, "KYC_PREVIOUS_TIER_NOT_APPROVED") },
+  status(400)
+) {}
+
+export class KycTierAlreadyApproved extends Schema.TaggedError<KycTierAlreadyApproved>()(
+  "KycTierAlreadyApproved",
+  { ...envelopeFields("KycTierAlreadyApproved", 400, "KYC_TIER_ALREADY_APPROVED") },
+  status(400)
+) {}
+
+export class KycTierAwaitingDecision extends Schema.TaggedError<KycTierAwaitingDecision>()(
+  "KycTierAwaitingDecision",
+  { ...envelopeFields("KycTierAwaitingDecision", 400, "KYC_TIER_AWAITING_DECISION") },
+  status(400)
+) {}
+
+export class KycNotAwaitingDecision extends Schema.TaggedError<KycNotAwaitingDecision>()(
+  "KycNotAwaitingDecision",
+  { ...envelopeFields("KycNotAwaitingDecision", 400, "KYC_NOT_AWAITING_DECISION") },
+  status(400)
+) {}
+
+export class KycDocumentNotFound extends Schema.TaggedError<KycDocumentNotFound>()(
+  "KycDocumentNotFound",
+  { ...envelopeFields("KycDocumentNotFound", 400, "KYC_DOCUMENT_NOT_FOUND") },
+  status(400)
+) {}
+
+export class UnsupportedDocumentType extends Schema.TaggedError<UnsupportedDocumentType>()(
+  "UnsupportedDocumentType",
+  { ...envelopeFields("UnsupportedDocumentType", 400, "UNSUPPORTED_DOCUMENT_TYPE") },
+  status(400)
+) {}
+
+export class DocumentTooLarge extends Schema.TaggedError<DocumentTooLarge>()(
+  "DocumentTooLarge",
+  { ...envelopeFields("DocumentTooLarge", 413, "DOCUMENT_TOO_LARGE") },
+  status(413)
+) {}
+
+export class KycApi extends HttpApiGroup.make("kyc")
+  .add(
+    HttpApiEndpoint.post("tier1", "/customers/:customerId/kyc/tier1")
+      .setPath(CustomerIdPath)
+      .setPayload(Tier1Body)
+      .addSuccess(Envelope(TierSubmission), { status: 201 })
+      .addError(BadRequest)
+      .addError(CustomerForbidden)
+      .addError(KycTierAlreadyApproved)
+      .addError(KycTierAwaitingDecision)
+  )
+  .add(
+    HttpApiEndpoint.post("tier2", "/customers/:customerId/kyc/tier2")
+      .setPath(CustomerIdPath)
+      .setPayload(Tier2Body)
+      .addSuccess(Envelope(TierSubmission), { status: 201 })
+      .addError(BadRequest)
+      .addError(CustomerForbidden)
+      .addError(KycTierAlreadyApproved)
+      .addError(KycTierAwaitingDecision)
+      .addError(KycPreviousTierNotApproved)
+      .addError(KycDocumentNotFound)
+  )
+  .add(
+    HttpApiEndpoint.get("records", "/customers/:customerId/kyc")
+      .setPath(CustomerIdPath)
+      .addSuccess(Envelope(Schema.Array(KycRecord)))
+      .addError(CustomerForbidden)
+  )
+  .add(
+    HttpApiEndpoint.get("verification", "/customers/:customerId/verification")
+      .setPath(CustomerIdPath)
+      .addSuccess(Envelope(VerificationSummary))
+      .addError(CustomerForbidden)
+  )
+  .add(
+    HttpApiEndpoint.get("reverification", "/customers/:customerId/kyc/reverification")
+      .setPath(CustomerIdPath)
+      .addSuccess(Envelope(Schema.NullOr(Reverification)))
+      .addError(CustomerForbidden)
+  )
+  .add(
+    HttpApiEndpoint.post("uploadDocument", "/customers/:customerId/kyc/documents")
+      .setPath(CustomerIdPath)
+      .setPayload(UploadForm)
+      .addSuccess(Envelope(UploadedDocument), { status: 201 })
+      .addError(BadRequest)
+      .addError(CustomerForbidden)
+      .addError(UnsupportedDocumentType)
+      .addError(DocumentTooLarge)
+  )
+  .add(
+    HttpApiEndpoint.get("document", "/customers/:customerId/kyc/documents/:documentId")
+      .setPath(DocumentPath)
+      .addSuccess(HttpApiSchema.Uint8Array({ contentType: "application/octet-stream" }).annotations({
+        description: "The document's bytes, with its own Content-Type (image/jpeg, image/png or application/pdf)."
+      }))
+      .addError(CustomerForbidden)
+      .addError(NotFound)
+  )
+  .middleware(PartnerAuth)
+  .prefix("/partner/v1")
+{}
+
+/** Sandbox controls standing in for the compliance team. */
+export class SandboxKycApi extends HttpApiGroup.make("sandboxKyc")
+  .add(
+    HttpApiEndpoint.post("decide", "/customers/:customerId/kyc/:level/decision")
+      .setPath(LevelPath)
+      .setPayload(DecisionBody)
+      .addSuccess(Envelope(KycRecord))
+      .addError(BadRequest)
+      .addError(CustomerForbidden)
+      .addError(KycNotAwaitingDecision)
+  )
+  .add(
+    HttpApiEndpoint.post("requestReverification", "/customers/:customerId/kyc/reverification")
+      .setPath(CustomerIdPath)
+      .setPayload(ReverificationBody)
+      .addSuccess(Envelope(Reverification), { status: 201 })
+      .addError(BadRequest)
+      .addError(CustomerForbidden)
+  )
+  .middleware(SandboxAuth)
+  .prefix("/sandbox")
+{}

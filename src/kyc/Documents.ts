@@ -1,0 +1,118 @@
+import { Context, Effect, Layer } from "effect"
+import * as Crypto from "node:crypto"
+import { ServiceClock } from "../clock/ServiceClock.js"
+import { Customers } from "../customers/Customers.js"
+import { BadRequest, type CustomerForbidden, NotFound } from "../http/ApiError.js"
+import { Ids } from "../ids/Ids.js"
+import {
+  type DocumentContentType,
+  documentBytesMax,
+  DocumentTooLarge,
+  type DocumentType,
+  UnsupportedDocumentType
+} from "./Api.js"
+import * as KycRepo from "./KycRepo.js"
+
+/** KYC document uploads: recognised by their first bytes (never by name or declared type), stored in the database. */
+
+const signatures: ReadonlyArray<{ readonly contentType: DocumentContentType; readonly magic: ReadonlyArray<number> }> = [
+  { contentType: "image/jpeg", magic: [0xff, 0xd8, 0xff] },
+  { contentType: "image/png", magic: [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a] },
+  { contentType: "application/pdf", magic: [0x25, 0x50, 0x44, 0x46, 0x2d] } // "%PDF-"
+]
+
+export const sniffContentType = (bytes: Uint8Array): DocumentContentType | undefined =>
+  signatures.find(({ magic }) => bytes.length >= magic.length && magic.every((byte, i) => bytes[i] === byte))?.contentType
+
+export interface StoredDocument {
+  readonly id: string
+  readonly customerId: string
+  readonly type: DocumentType
+  readonly contentType: DocumentContentType
+  readonly size: number
+  readonly createdAt: Date
+}
+
+const toStored = (row: KycRepo.DocumentRow): StoredDocument => ({
+  id: row.id,
+  customerId: row.customerId,
+  type: row.type,
+  contentType: row.contentType,
+  size: Number(row.sizeBytes),
+  createdAt: row.createdAt
+})
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+export class Documents extends Context.Tag("KycDocuments")<Documents, {
+  readonly upload: (
+    partnerId: string,
+    customerId: string,
+    upload: { readonly bytes: Uint8Array; readonly type: DocumentType }
+  ) => Effect.Effect<StoredDocument, BadRequest | CustomerForbidden | UnsupportedDocumentType | DocumentTooLarge>
+  readonly read: (
+    partnerId: string,
+    customerId: string,
+    documentId: string
+  ) => Effect.Effect<{ readonly document: StoredDocument; readonly content: Uint8Array }, CustomerForbidden | NotFound>
+  /** A document of this customer (any partner check is the caller's), or undefined. */
+  readonly find: (customerId: string, documentId: string) => Effect.Effect<StoredDocument | undefined>
+}>() {}
+
+export const layer = Layer.effect(
+  Documents,
+  Effect.gen(function*() {
+    const repo = yield* KycRepo.make
+    const customers = yield* Customers
+    const clock = yield* ServiceClock
+    const ids = yield* Ids
+
+    const upload = (partnerId: string, customerId: string, input: { readonly bytes: Uint8Array; readonly type: DocumentType }) =>
+      Effect.gen(function*() {
+        const customer = yield* customers.getOwned(partnerId, customerId)
+        if (input.bytes.length === 0) return yield* new BadRequest({ message: "file: is empty" })
+        if (input.bytes.length > documentBytesMax) {
+          return yield* new DocumentTooLarge({ message: `file: must be at most ${documentBytesMax} bytes (5 MB)` })
+        }
+        const contentType = sniffContentType(input.bytes)
+        if (contentType === undefined) {
+          return yield* new UnsupportedDocumentType({ message: "file: must be a JPEG, PNG or PDF document (recognised by its content, not its name)" })
+        }
+        const row = yield* repo.insertDocument({
+          id: yield* ids.uuid,
+          partnerId,
+          customerId: customer.id,
+          type: input.type,
+          contentType,
+          sizeBytes: input.bytes.length,
+          sha256: Crypto.createHash("sha256").update(input.bytes).digest("hex"),
+          createdAt: yield* clock.now
+        }, input.bytes).pipe(Effect.orDie)
+        return toStored(row)
+      }).pipe(Effect.withSpan("Documents.upload"))
+
+    const read = (partnerId: string, customerId: string, documentId: string) =>
+      Effect.gen(function*() {
+        const customer = yield* customers.getOwned(partnerId, customerId)
+        const missing = new NotFound({ message: "No such document for this customer" })
+        if (!uuidPattern.test(documentId)) return yield* missing
+        const row = yield* repo.documentContent(customer.id, documentId.toLowerCase()).pipe(Effect.orDie)
+        if (row === undefined) return yield* missing
+        const content = row.content instanceof Uint8Array ? row.content : Buffer.from(row.content as unknown as string, "hex")
+        if (content.length !== Number(row.sizeBytes)) {
+          return yield* Effect.die(new Error(`document ${row.id}: stored ${content.length} bytes, expected ${row.sizeBytes}`))
+        }
+        return { document: toStored(row), content }
+      })
+
+    const find = (customerId: string, documentId: string) =>
+      uuidPattern.test(documentId)
+        ? repo.findDocument(customerId, documentId.toLowerCase()).pipe(
+          Effect.map((row) => (row === undefined ? undefined : toStored(row))),
+          Effect.orDie
+        )
+        : Effect.succeed(undefined)
+
+    return Documents.of({ upload, read, find })
+  })
+)

@@ -1,0 +1,432 @@
+import { SqlClient } from "@effect/sql"
+import { Context, Duration, Effect, Layer, Schema } from "effect"
+import { ServiceClock } from "../clock/ServiceClock.js"
+import { Customers } from "../customers/Customers.js"
+import type * as CustomersRepo from "../customers/CustomersRepo.js"
+import { EventBus, Outbox, transaction } from "../events/Events.js"
+import { BadRequest, type CustomerForbidden } from "../http/ApiError.js"
+import { Ids } from "../ids/Ids.js"
+import { Jobs } from "../jobs/Jobs.js"
+import { IdentityRegistry, lookupTimeoutMs, RegistryUnavailable } from "../rails/IdentityRegistry.js"
+import { RailPolicies, RailOutcome } from "../rails/RailPolicies.js"
+import {
+  KycDocumentNotFound,
+  type KycItem,
+  KycNotAwaitingDecision,
+  KycPreviousTierNotApproved,
+  type KycRecord,
+  type KycStatus,
+  KycTierAlreadyApproved,
+  KycTierAwaitingDecision,
+  type RecordStatus,
+  type Reverification,
+  type Tier2Body,
+  type VerificationSummary
+} from "./Api.js"
+import { Documents } from "./Documents.js"
+import * as KycRepo from "./KycRepo.js"
+import { eligibility, nextRequired, remainingAfter, tier1Verdict } from "./KycRules.js"
+
+type Level = 1 | 2 | 3
+type SubmissionError = CustomerForbidden | KycTierAlreadyApproved | KycTierAwaitingDecision | KycPreviousTierNotApproved
+
+export const toRecord = (row: KycRepo.KycRecordRow): KycRecord => ({
+  id: row.id,
+  customerId: row.customerId,
+  level: Number(row.level),
+  status: row.status,
+  idType: row.idType,
+  rejectionReason: row.rejectionReason,
+  createdAt: row.createdAt
+})
+
+const toReverification = (row: KycRepo.ReverificationRow): Reverification => ({
+  id: row.id,
+  items: row.items,
+  outstanding: row.outstanding,
+  message: row.message,
+  status: row.status,
+  createdAt: row.createdAt
+})
+
+/** Keeps the last four digits: enough for a reviewer to recognise a number, not enough to reuse it. */
+const mask = (value: string) => `${"*".repeat(Math.max(0, value.length - 4))}${value.slice(-4)}`
+
+/** The job that decides a Tier 2 submission when the identity rail is in auto mode. */
+export const tier2CheckJob = "kyc.tier2_check"
+const Tier2CheckPayload = Schema.Struct({ recordId: Schema.UUID, outcome: RailOutcome })
+
+const railFailureReason = "The identity document could not be verified"
+
+export class Kyc extends Context.Tag("Kyc")<Kyc, {
+  readonly submitTier1: (
+    partnerId: string,
+    customerId: string,
+    input: { readonly bvn: string; readonly nin: string }
+  ) => Effect.Effect<
+    { readonly status: KycStatus; readonly record: KycRecord },
+    Exclude<SubmissionError, KycPreviousTierNotApproved>
+  >
+  readonly submitTier2: (
+    partnerId: string,
+    customerId: string,
+    input: Tier2Body
+  ) => Effect.Effect<{ readonly status: KycStatus; readonly record: KycRecord }, SubmissionError | KycDocumentNotFound>
+  readonly decide: (
+    partnerId: string,
+    customerId: string,
+    level: number,
+    decision: { readonly status: "APPROVED" | "REJECTED"; readonly reason?: string | undefined }
+  ) => Effect.Effect<KycRecord, BadRequest | CustomerForbidden | KycNotAwaitingDecision>
+  readonly records: (partnerId: string, customerId: string) => Effect.Effect<ReadonlyArray<KycRecord>, CustomerForbidden>
+  readonly summary: (partnerId: string, customerId: string) => Effect.Effect<VerificationSummary, CustomerForbidden>
+  readonly reverification: (partnerId: string, customerId: string) => Effect.Effect<Reverification | null, CustomerForbidden>
+  readonly requestReverification: (
+    partnerId: string,
+    customerId: string,
+    input: { readonly items: ReadonlyArray<KycItem>; readonly message: string }
+  ) => Effect.Effect<Reverification, CustomerForbidden>
+  /**
+   * For a later tier's submission, inside its transaction: marks the open re-verification's items of `level`
+   * as re-submitted (the request completes when none are left).
+   */
+  readonly satisfyReverification: (customerId: string, level: Level) => Effect.Effect<void>
+}>() {}
+
+export const layer = Layer.effect(
+  Kyc,
+  Effect.gen(function*() {
+    const repo = yield* KycRepo.make
+    const sql = yield* SqlClient.SqlClient
+    const bus = yield* EventBus
+    const outbox = yield* Outbox
+    const clock = yield* ServiceClock
+    const ids = yield* Ids
+    const customers = yield* Customers
+    const documents = yield* Documents
+    const registry = yield* IdentityRegistry
+    const policies = yield* RailPolicies
+    const jobs = yield* Jobs
+
+    const inTransaction = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient | EventBus>) =>
+      transaction(effect).pipe(
+        Effect.catchTag("SqlError", Effect.die),
+        Effect.provideService(SqlClient.SqlClient, sql),
+        Effect.provideService(EventBus, bus)
+      ) as Effect.Effect<A, Exclude<E, { readonly _tag: "SqlError" }>>
+
+    /** The customer row, locked: every KYC change of one customer is serialised on it. */
+    const lockCustomer = (customer: CustomersRepo.CustomerRow) =>
+      sql`SELECT id FROM customers WHERE id = ${customer.id} FOR UPDATE`.pipe(Effect.asVoid)
+
+    const statusesOf = (customerId: string) =>
+      Effect.gen(function*() {
+        const statuses: Record<Level, KycStatus> = { 1: "NOT_STARTED", 2: "NOT_STARTED", 3: "NOT_STARTED" }
+        for (const level of [1, 2, 3] as const) {
+          const row = yield* repo.latestRecord(customerId, level, false)
+          if (row !== undefined) statuses[level] = row.status
+        }
+        return statuses
+      })
+
+    const outstandingOf = (customerId: string) =>
+      Effect.map(repo.openReverification(customerId, false), (row) => row?.outstanding ?? [])
+
+    const checkEligible = (customerId: string, level: Level) =>
+      Effect.gen(function*() {
+        const verdict = eligibility(level, yield* statusesOf(customerId), yield* outstandingOf(customerId))
+        switch (verdict) {
+          case "OK":
+            return
+          case "PREVIOUS_TIER_NOT_APPROVED":
+            return yield* new KycPreviousTierNotApproved({ message: `Tier ${level - 1} must be approved before Tier ${level} is submitted` })
+          case "AWAITING_DECISION":
+            return yield* new KycTierAwaitingDecision({ message: `Tier ${level} is awaiting a decision; wait for kyc.status_updated` })
+          case "ALREADY_APPROVED":
+            return yield* new KycTierAlreadyApproved({ message: `Tier ${level} is already approved` })
+        }
+      })
+
+    const satisfyReverification = (customerId: string, level: Level) =>
+      Effect.gen(function*() {
+        const open = yield* repo.openReverification(customerId, true)
+        if (open === undefined) return
+        const remaining = remainingAfter(open.outstanding, level)
+        if (remaining.length !== open.outstanding.length) yield* repo.updateOutstanding(open.id, remaining, yield* clock.now)
+      }).pipe(Effect.orDie)
+
+    const statusEvent = (row: KycRepo.KycRecordRow, reason: string | null) =>
+      outbox.record({
+        partnerId: row.partnerId,
+        customerId: row.customerId,
+        type: "kyc.status_updated",
+        data: {
+          customerId: row.customerId,
+          kycId: row.id,
+          level: Number(row.level),
+          status: row.status,
+          ...(reason === null ? {} : { reason })
+        }
+      })
+
+    /** Writes a decision on a PENDING or REVIEW record, its event and (Tier 1 approved) the customer's verifiedAt. */
+    const applyDecision = (
+      row: KycRepo.KycRecordRow,
+      status: RecordStatus,
+      reason: string | null,
+      decidedBy: "registry" | "rail" | "reviewer"
+    ) =>
+      Effect.gen(function*() {
+        const at = yield* clock.now
+        const decided = yield* repo.decideRecord({
+          id: row.id,
+          status,
+          reviewReason: status === "REVIEW" ? reason : null,
+          rejectionReason: status === "REJECTED" ? reason : null,
+          decidedBy,
+          at
+        })
+        if (status === "APPROVED" && Number(row.level) === 1) yield* repo.markCustomerVerified(row.customerId, at)
+        yield* statusEvent(decided, reason)
+        return decided
+      })
+
+    const submitTier1 = (partnerId: string, customerId: string, input: { readonly bvn: string; readonly nin: string }) =>
+      Effect.gen(function*() {
+        const customer = yield* customers.getOwned(partnerId, customerId)
+        yield* checkEligible(customer.id, 1).pipe(Effect.catchTag("SqlError", Effect.die))
+        const profile = { firstName: customer.firstName, lastName: customer.lastName, middleName: customer.middleName }
+        // Outside any transaction: a slow registry must not hold the customer's lock.
+        const lookups = yield* Effect.forEach(
+          [{ kind: "BVN" as const, number: input.bvn }, { kind: "NIN" as const, number: input.nin }],
+          ({ kind, number }) =>
+            registry.lookup(kind, number, profile).pipe(
+              Effect.timeoutFail({
+                duration: Duration.millis(lookupTimeoutMs),
+                onTimeout: () => new RegistryUnavailable({ kind, reason: `${kind} registry timed out` })
+              }),
+              Effect.either,
+              Effect.map((outcome) => ({ kind, outcome }))
+            ),
+          { concurrency: 2 }
+        )
+        const verdict = tier1Verdict(profile, lookups)
+        return yield* inTransaction(Effect.gen(function*() {
+          yield* lockCustomer(customer)
+          yield* checkEligible(customer.id, 1)
+          const now = yield* clock.now
+          const row = yield* repo.insertRecord({
+            id: yield* ids.uuid,
+            partnerId,
+            customerId: customer.id,
+            level: 1,
+            status: verdict.status,
+            idType: "BVN",
+            details: { bvn: mask(input.bvn), nin: mask(input.nin) },
+            reviewReason: verdict.reason,
+            rejectionReason: null,
+            decidedBy: "registry",
+            createdAt: now,
+            updatedAt: now
+          })
+          if (verdict.status === "APPROVED") yield* repo.markCustomerVerified(customer.id, now)
+          yield* statusEvent(row, verdict.reason)
+          yield* satisfyReverification(customer.id, 1)
+          return { status: row.status, record: toRecord(row) }
+        }))
+      }).pipe(
+        // Tier 1 has no previous tier.
+        Effect.catchTag("KycPreviousTierNotApproved", Effect.die),
+        Effect.withSpan("Kyc.submitTier1")
+      )
+
+    const documentOf = (customerId: string, url: string, field: string, images: boolean) =>
+      Effect.gen(function*() {
+        const match = /\/customers\/([^/]+)\/kyc\/documents\/([^/]+)$/.exec(url)
+        const notFound = new KycDocumentNotFound({ message: `${field}: is not a document uploaded for this customer` })
+        if (match === null || match[1]!.toLowerCase() !== customerId) return yield* notFound
+        const document = yield* documents.find(customerId, match[2]!)
+        if (document === undefined) return yield* notFound
+        if (images && document.contentType === "application/pdf") {
+          return yield* new KycDocumentNotFound({ message: `${field}: must be a JPEG or PNG image, not a PDF` })
+        }
+        return document
+      })
+
+    const submitTier2 = (partnerId: string, customerId: string, input: Tier2Body) =>
+      Effect.gen(function*() {
+        const customer = yield* customers.getOwned(partnerId, customerId)
+        yield* checkEligible(customer.id, 2).pipe(Effect.catchTag("SqlError", Effect.die))
+        const front = yield* documentOf(customer.id, input.idDocument.frontUrl, "idDocument.frontUrl", false)
+        const back = input.idDocument.backUrl === undefined
+          ? null
+          : yield* documentOf(customer.id, input.idDocument.backUrl, "idDocument.backUrl", false)
+        const selfie = yield* documentOf(customer.id, input.selfieUrl, "selfieUrl", true)
+        const policy = yield* policies.policyFor(partnerId, "identity")
+        return yield* inTransaction(Effect.gen(function*() {
+          yield* lockCustomer(customer)
+          yield* checkEligible(customer.id, 2)
+          const now = yield* clock.now
+          const row = yield* repo.insertRecord({
+            id: yield* ids.uuid,
+            partnerId,
+            customerId: customer.id,
+            level: 2,
+            status: "PENDING",
+            idType: input.idDocument.type,
+            details: {
+              idDocument: {
+                type: input.idDocument.type,
+                number: input.idDocument.number,
+                frontDocumentId: front.id,
+                backDocumentId: back?.id ?? null
+              },
+              selfieDocumentId: selfie.id,
+              identityPolicy: { mode: policy.mode, outcome: policy.outcome, delaySeconds: policy.delaySeconds }
+            },
+            reviewReason: null,
+            rejectionReason: null,
+            decidedBy: null,
+            createdAt: now,
+            updatedAt: now
+          })
+          if (policy.mode === "auto") {
+            yield* jobs.schedule({
+              kind: tier2CheckJob,
+              partnerId,
+              customerId: customer.id,
+              delaySeconds: policy.delaySeconds,
+              payload: { recordId: row.id, outcome: policy.outcome }
+            })
+          }
+          yield* satisfyReverification(customer.id, 2)
+          return { status: row.status, record: toRecord(row) }
+        }))
+      }).pipe(Effect.withSpan("Kyc.submitTier2"))
+
+    /** The identity rail's answer to a Tier 2 submission: magic document numbers first, else the policy's outcome. */
+    yield* jobs.register(tier2CheckJob, Tier2CheckPayload, ({ recordId, outcome }) =>
+      Effect.gen(function*() {
+        const row = yield* repo.lockRecord(recordId)
+        // Decided meanwhile (a reviewer was faster): nothing left to do.
+        if (row === undefined || row.status !== "PENDING") return
+        yield* sql`SELECT id FROM customers WHERE id = ${row.customerId} FOR UPDATE`
+        const idDocument = (row.details as { idDocument?: { type?: string; number?: string } }).idDocument
+        const forced = registry.forcedDocumentVerdict({ idType: idDocument?.type ?? "", idNumber: idDocument?.number ?? "" })
+        const verdict = forced ?? (outcome === "success" ? { _tag: "Pass" as const } : { _tag: "Fail" as const, reason: railFailureReason })
+        switch (verdict._tag) {
+          case "Pass":
+            return yield* Effect.asVoid(applyDecision(row, "APPROVED", null, "rail"))
+          case "Review":
+            return yield* Effect.asVoid(applyDecision(row, "REVIEW", verdict.reason, "rail"))
+          case "Fail":
+            return yield* Effect.asVoid(applyDecision(row, "REJECTED", verdict.reason, "rail"))
+        }
+      }))
+
+    const decide = (
+      partnerId: string,
+      customerId: string,
+      level: number,
+      decision: { readonly status: "APPROVED" | "REJECTED"; readonly reason?: string | undefined }
+    ) =>
+      Effect.gen(function*() {
+        const customer = yield* customers.getOwned(partnerId, customerId)
+        if (decision.status === "REJECTED" && decision.reason === undefined) {
+          return yield* new BadRequest({ message: "reason: is required when status is REJECTED" })
+        }
+        return yield* inTransaction(Effect.gen(function*() {
+          yield* lockCustomer(customer)
+          const row = yield* repo.latestRecord(customer.id, level, true)
+          if (row === undefined || (row.status !== "PENDING" && row.status !== "REVIEW")) {
+            return yield* new KycNotAwaitingDecision({
+              message: `Tier ${level} has no submission awaiting a decision (status ${row?.status ?? "NOT_STARTED"})`
+            })
+          }
+          return toRecord(yield* applyDecision(row, decision.status, decision.reason ?? null, "reviewer"))
+        }))
+      }).pipe(Effect.withSpan("Kyc.decide"))
+
+    const records = (partnerId: string, customerId: string) =>
+      Effect.gen(function*() {
+        const customer = yield* customers.getOwned(partnerId, customerId)
+        return (yield* repo.listRecords(customer.id).pipe(Effect.orDie)).map(toRecord)
+      })
+
+    const reverification = (partnerId: string, customerId: string) =>
+      Effect.gen(function*() {
+        const customer = yield* customers.getOwned(partnerId, customerId)
+        const open = yield* repo.openReverification(customer.id, false).pipe(Effect.orDie)
+        return open === undefined ? null : toReverification(open)
+      })
+
+    const summary = (partnerId: string, customerId: string) =>
+      Effect.gen(function*() {
+        const customer = yield* customers.getOwned(partnerId, customerId)
+        // One snapshot, so that the tiers, the records and nextRequired agree with each other.
+        const { rows, open } = yield* sql.withTransaction(Effect.all({
+          rows: repo.listRecords(customer.id),
+          open: repo.openReverification(customer.id, false)
+        })).pipe(Effect.orDie)
+        const tier = (level: Level) => {
+          const latest = rows.find((row) => Number(row.level) === level)
+          return latest === undefined
+            ? { status: "NOT_STARTED" as const, updatedAt: null, rejectionReason: null }
+            : { status: latest.status, updatedAt: latest.updatedAt, rejectionReason: latest.rejectionReason }
+        }
+        const tiers = { "1": tier(1), "2": tier(2), "3": tier(3) }
+        const statuses = { 1: tiers["1"].status, 2: tiers["2"].status, 3: tiers["3"].status }
+        const approved = ([3, 2, 1] as const).find((level) => statuses[level] === "APPROVED")
+        return {
+          currentTier: approved ?? 0,
+          tiers,
+          nextRequired: nextRequired(statuses, open?.outstanding ?? []),
+          reverification: open === undefined ? null : toReverification(open),
+          records: rows.map(toRecord)
+        }
+      })
+
+    const requestReverification = (
+      partnerId: string,
+      customerId: string,
+      input: { readonly items: ReadonlyArray<KycItem>; readonly message: string }
+    ) =>
+      Effect.gen(function*() {
+        const customer = yield* customers.getOwned(partnerId, customerId)
+        const items = [...new Set(input.items)]
+        return yield* inTransaction(Effect.gen(function*() {
+          yield* lockCustomer(customer)
+          const now = yield* clock.now
+          // A new request replaces an open one: compliance restates everything it still needs.
+          yield* repo.supersedeReverification(customer.id, now)
+          const row = yield* repo.insertReverification({
+            id: yield* ids.uuid,
+            partnerId,
+            customerId: customer.id,
+            items,
+            outstanding: items,
+            message: input.message,
+            createdAt: now
+          })
+          yield* outbox.record({
+            partnerId,
+            customerId: customer.id,
+            type: "kyc.reverification_requested",
+            data: { customerId: customer.id, items, message: input.message }
+          })
+          return toReverification(row)
+        }))
+      }).pipe(Effect.withSpan("Kyc.requestReverification"))
+
+    return Kyc.of({
+      submitTier1,
+      submitTier2,
+      decide,
+      records,
+      summary,
+      reverification,
+      requestReverification,
+      satisfyReverification
+    })
+  })
+)
