@@ -17,6 +17,8 @@ export interface ScenarioResult {
   readonly setupError?: string | undefined
   /** The partner's newest events, shown with a failure. */
   readonly recentEvents: ReadonlyArray<EventItem>
+  /** Every name the scenario ended with (built-ins, vars and saves). */
+  readonly variables: Readonly<Record<string, unknown>>
 }
 
 const recentEventsMax = 10
@@ -25,7 +27,7 @@ export const runScenario = async (scenario: Scenario, target: Target, receiver: 
   const started = performance.now()
   const inbox = receiver.open()
   const failed = (setupError: string): ScenarioResult =>
-    ({ scenario, status: "failed", durationMs: performance.now() - started, steps: [], setupError, recentEvents: [] })
+    ({ scenario, status: "failed", durationMs: performance.now() - started, steps: [], setupError, recentEvents: [], variables: {} })
   try {
     const created = await send(target.baseUrl, { method: "POST", path: "/sandbox/partners", body: { kybStatus: scenario.partner.kybStatus ?? "APPROVED", name: scenario.partner.name ?? scenario.name.slice(0, 200) } })
       .catch((error: Error) => ({ status: 0, body: error.message, headers: {} }))
@@ -51,7 +53,8 @@ export const runScenario = async (scenario: Scenario, target: Target, receiver: 
       recentEvents = await control(context, { method: "GET", path: "/sandbox/events", query: { limit: recentEventsMax } })
         .catch(() => []) as ReadonlyArray<EventItem>
     }
-    return { scenario, status: outcome.failed ? "failed" : "passed", durationMs: performance.now() - started, steps: outcome.results, recentEvents }
+    return { scenario, status: outcome.failed ? "failed" : "passed", durationMs: performance.now() - started, steps: outcome.results, recentEvents,
+      variables: Object.fromEntries(scope.names().map((name) => [name, scope.get(name)])) }
   } catch (error) {
     return failed((error as Error).message)
   } finally {

@@ -121,7 +121,7 @@ export const runScenarios = async (options: RunOptions): Promise<RunSummary> => 
           try {
             target = await startInProcess(config, template, scenario.seed)
           } catch (error) {
-            record({ scenario, status: "failed", durationMs: 0, steps: [], setupError: `the service did not start: ${String(error)}`, recentEvents: [] }, "")
+            record({ scenario, status: "failed", durationMs: 0, steps: [], setupError: `the service did not start: ${String(error)}`, recentEvents: [], variables: {} }, "")
             return
           }
           try {
