@@ -1,0 +1,115 @@
+import { spawnSync } from "node:child_process"
+import * as NodeFs from "node:fs"
+import * as NodeOs from "node:os"
+import * as NodePath from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { runScenarios, type RunOptions } from "../src/scenario/Runner.js"
+import { startTestApp, testConfig, type TestApp } from "./support/TestApp.js"
+
+const fixture = (name: string) => `test/fixtures/scenarios/${name}`
+
+let app: TestApp
+beforeAll(async () => {
+  app = await startTestApp()
+})
+afterAll(() => app?.close())
+
+/** Runs scenario files against the test app (`--url` mode) and returns the summary and the output. */
+const run = async (patterns: ReadonlyArray<string>, options: Partial<RunOptions> = {}) => {
+  const lines: Array<string> = []
+  const summary = await runScenarios({
+    patterns,
+    url: app.baseUrl,
+    concurrency: 2,
+    reporter: "console",
+    config: testConfig(),
+    write: (text) => lines.push(text),
+    color: false,
+    ...options
+  })
+  return { summary, output: lines.join("\n") }
+}
+
+describe("scenario runner against a running service", () => {
+  it("passes a parallel block whose outcome set is exactly one 201 and four 409s", async () => {
+    const { summary, output } = await run([fixture("parallel.yaml")])
+    expect(output).toContain("✓ 5 × POST /partner/v1/customers at once")
+    expect(summary.exitCode).toBe(0)
+    expect(summary.totals.steps).toEqual({ passed: 3, failed: 0, skipped: 0 })
+  })
+
+  it("fails a parallel block whose outcome set differs, showing the counts", async () => {
+    const { summary, output } = await run([fixture("parallel-wrong.yaml")])
+    expect(summary.exitCode).toBe(1)
+    expect(output).toContain("3 concurrent requests: outcomes 201 ×1, 409 ×2")
+    expect(output).toContain("statuses.201: expected 3 but got 1")
+    expect(output).toContain("statuses.409: unexpected status 409 ×2")
+  })
+
+  it("runs includes inside repeats, pagination with saved cursors and event sequences", async () => {
+    const { summary, output } = await run([fixture("include-repeat.yaml")])
+    expect(output, output).toContain("✓ Includes and repeats")
+    expect(summary.exitCode).toBe(0)
+    expect(summary.results[0]?.variables.last).toBe(summary.results[0]?.variables.customerId)
+  })
+
+  it("stops at an invalid file before any step runs, naming file and line", async () => {
+    const { summary, output } = await run([fixture("parallel.yaml"), fixture("invalid.yaml")])
+    expect(summary.exitCode).toBe(1)
+    expect(summary.results).toEqual([])
+    expect(output).toContain("test/fixtures/scenarios/invalid.yaml:12:14  steps.2.expect.bodee: is unexpected")
+    expect(output).toContain("nothing was run")
+  })
+
+  it("expands quoted globs, skips fixtures, and writes JUnit XML", async () => {
+    const dir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "junit-"))
+    const output = NodePath.join(dir, "report.xml")
+    const { summary } = await run([fixture("{broken,parallel}.yaml"), fixture("fixtures/*.yaml")], { reporter: "junit", output })
+    expect(summary.results.map((r) => r.scenario.name).sort()).toEqual(["A broken scenario", "Concurrent duplicates"])
+    const xml = NodeFs.readFileSync(output, "utf8")
+    expect(xml).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="scenarios" tests="6" failures="1"/)
+    expect(xml).toContain('<testcase classname="A broken scenario" name="an invalid email is accepted (it is not)"')
+    expect(xml).toContain("<failure message=\"POST /partner/v1/customers: the response differs\">")
+    expect(xml).toContain("status: expected 201 but got 400")
+    expect(xml).toContain('name="never runs" time="0.000" file="test/fixtures/scenarios/broken.yaml" line="20"><skipped/>')
+  })
+
+  it("reports a glob that matches nothing", async () => {
+    const { summary, output } = await run(["test/fixtures/scenarios/none-*.yaml"])
+    expect(summary.exitCode).toBe(2)
+    expect(output).toContain("no scenario files match")
+  })
+})
+
+describe("scenario command (in-process service)", () => {
+  it("fails the deliberately broken scenario with a readable diff and a non-zero exit", () => {
+    const result = spawnSync("npx", ["tsx", "src/main.ts", "scenario", fixture("broken.yaml")], { encoding: "utf8", timeout: 170_000 })
+    expect(result.status, result.stderr).toBe(1)
+    const out = result.stdout
+    expect(out).toContain("✗ A broken scenario")
+    expect(out).toContain("✓ a valid customer first")
+    expect(out).toContain("✗ an invalid email is accepted (it is not)")
+    expect(out).toContain("at test/fixtures/scenarios/broken.yaml:12")
+    expect(out).toContain("expected vs actual:")
+    expect(out).toContain("status: expected 201 but got 400")
+    expect(out).toContain("body.data: expected an object but got (absent)")
+    expect(out).toMatch(/response: 400 \{"success":false,"statusCode":400,"code":"BAD_REQUEST","message":"email: must be a valid email address"/)
+    expect(out).toContain("- never runs skipped")
+    expect(out).toContain("recent events (newest first):")
+    expect(out).toMatch(/customer\.registered customer [0-9a-f-]{36}/)
+    expect(out).toMatch(/Scenarios: 0 passed, 1 failed \(1\) · Steps: 1 passed, 1 failed, 1 skipped · Time: /)
+  }, 180_000)
+
+  it("replays the same ids and clock offsets from the same seed, each scenario on its own service", async () => {
+    const lines: Array<string> = []
+    const options = { url: undefined, concurrency: 2, reporter: "console" as const, config: testConfig(), write: (t: string) => lines.push(t), color: false }
+    // two copies of one file with one seed: in-process, each gets a fresh service seeded alike
+    const dir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "seeded-"))
+    for (const name of ["one.yaml", "two.yaml"]) NodeFs.copyFileSync(fixture("deterministic.yaml"), NodePath.join(dir, name))
+    const summary = await runScenarios({ ...options, patterns: [NodePath.join(dir, "*.yaml")] })
+    expect(summary.exitCode, lines.join("\n")).toBe(0)
+    const [first, second] = summary.results.map((r) => r.variables)
+    expect(first?.customerId).toMatch(/^[0-9a-f-]{36}$/)
+    for (const name of ["partnerId", "apiKey", "customerId", "offsetSeconds"]) expect(second?.[name]).toEqual(first?.[name])
+  }, 180_000)
+})
