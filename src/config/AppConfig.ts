@@ -1,4 +1,5 @@
 import { Config, ConfigError, Context, Effect, Either, Layer, LogLevel, Option, Redacted } from "effect"
+import { parseWithdrawalFees, type WithdrawalFeeTable } from "../withdrawals/Fees.js"
 
 /**
  * The one place that reads the environment. Everything else asks for `AppConfig`.
@@ -23,6 +24,8 @@ export interface AppConfigShape {
   readonly actorIdleMs: number
   /** Webhook answer time-out (10 s by the contract; shorter in tests). */
   readonly webhookTimeoutMs: number
+  /** Withdrawal fee schedule per currency (WITHDRAWAL_FEES over the defaults of src/withdrawals/Fees.ts). */
+  readonly withdrawalFees?: WithdrawalFeeTable | undefined
 }
 
 export class AppConfig extends Context.Tag("AppConfig")<AppConfig, AppConfigShape>() {}
@@ -77,7 +80,14 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
   maxJsonBodyBytes: positive("MAX_JSON_BODY_BYTES", 1024 * 1024),
   actorMailboxCapacity: positive("ACTOR_MAILBOX_CAPACITY", 256),
   actorIdleMs: positive("ACTOR_IDLE_MS", 60_000),
-  webhookTimeoutMs: positive("WEBHOOK_TIMEOUT_MS", 10_000)
+  webhookTimeoutMs: positive("WEBHOOK_TIMEOUT_MS", 10_000),
+  withdrawalFees: Config.string("WITHDRAWAL_FEES").pipe(
+    Config.withDefault(""),
+    Config.mapOrFail((text) => {
+      const parsed = parseWithdrawalFees(text)
+      return parsed.ok ? Either.right(parsed.table) : Either.left(ConfigError.InvalidData([], parsed.message))
+    })
+  )
 }).pipe(
   Config.validate({
     message: "SERVICE_MODE=production requires DATABASE_URL (the embedded database does not fsync)",

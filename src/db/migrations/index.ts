@@ -4,6 +4,7 @@ import webhooks from "./0003_webhooks.js"
 import jobsRails from "./0005_jobs_rails.js"
 import kyc from "./0006_kyc.js"
 import funding from "./0007_funding.js"
+import withdrawals from "./0008_withdrawals.js"
 
 /** Every migration, in order; statically imported so that tsx, vitest and compiled code load the same set. */
 export const migrations = {
@@ -12,5 +13,6 @@ export const migrations = {
   "0003_webhooks": webhooks,
   "0005_jobs_rails": jobsRails,
   "0006_kyc": kyc,
-  "0007_funding": funding
+  "0007_funding": funding,
+  "0008_withdrawals": withdrawals
 }

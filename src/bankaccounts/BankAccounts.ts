@@ -1,0 +1,163 @@
+import { Context, Effect, Layer } from "effect"
+import { bankingFor } from "../../simulators/bank/Banks.js"
+import { nameEnquiry } from "../../simulators/bank/NameEnquiry.js"
+import { ServiceClock } from "../clock/ServiceClock.js"
+import type { CustomerRow } from "../customers/CustomersRepo.js"
+import { BadRequest, type CustomerForbidden, NotFound } from "../http/ApiError.js"
+import { Ids } from "../ids/Ids.js"
+import { CustomerActors } from "../ledger/CustomerActors.js"
+import type { CustomerBusy } from "../ledger/Errors.js"
+import {
+  type BankAccount,
+  BankAccountAlreadySaved,
+  BankAccountLimitReached,
+  BankAccountNotFound,
+  BankUnavailable,
+  type ResolvedAccount,
+  type SaveAccountBody,
+  type VerifyAccountBody
+} from "./Api.js"
+import * as BankAccountsRepo from "./BankAccountsRepo.js"
+
+/** Saved accounts per customer at most (a limit on everything). */
+export const savedAccountsMax = 20
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+export const last4 = (accountNumber: string) => accountNumber.slice(-4)
+export const masked = (accountNumber: string) => "*".repeat(Math.max(0, accountNumber.length - 4)) + last4(accountNumber)
+
+export const toBankAccount = (row: BankAccountsRepo.BankAccountRow): BankAccount => ({
+  id: row.id,
+  customerId: row.customerId,
+  bankCode: row.bankCode,
+  bankName: row.bankName,
+  accountName: row.accountName,
+  accountNumberLast4: last4(row.accountNumber),
+  accountNumberMasked: masked(row.accountNumber),
+  country: row.country,
+  currency: row.currency,
+  isDefault: row.isDefault,
+  createdAt: row.createdAt,
+  updatedAt: row.updatedAt
+})
+
+export type EnquiryError = BadRequest | BankAccountNotFound | BankUnavailable
+
+export class BankAccounts extends Context.Tag("BankAccounts")<BankAccounts, {
+  readonly banks: (country: string) => ReadonlyArray<{ code: string; name: string; country: string; currency: string }>
+  /** Name enquiry through the bank simulator; moves nothing and stores nothing. */
+  readonly verify: (customer: CustomerRow, input: VerifyAccountBody) => Effect.Effect<ResolvedAccount, EnquiryError>
+  readonly save: (
+    partnerId: string,
+    customerId: string,
+    input: SaveAccountBody
+  ) => Effect.Effect<BankAccount, EnquiryError | BankAccountAlreadySaved | BankAccountLimitReached | CustomerForbidden | CustomerBusy>
+  readonly list: (customer: CustomerRow) => Effect.Effect<ReadonlyArray<BankAccount>>
+  readonly get: (customer: CustomerRow, accountId: string) => Effect.Effect<BankAccount, NotFound>
+  readonly makeDefault: (partnerId: string, customerId: string, accountId: string) => Effect.Effect<BankAccount, NotFound | CustomerForbidden | CustomerBusy>
+  /** The customer's default account with its full number (for a payout); call inside the customer's command. */
+  readonly defaultAccount: (customerId: string) => Effect.Effect<BankAccountsRepo.BankAccountRow | undefined>
+}>() {}
+
+export const layer = Layer.effect(
+  BankAccounts,
+  Effect.gen(function*() {
+    const repo = yield* BankAccountsRepo.make
+    const actors = yield* CustomerActors
+    const clock = yield* ServiceClock
+    const ids = yield* Ids
+
+    const banks = (country: string) => {
+      const spec = bankingFor(country)
+      if (spec === undefined) return []
+      return spec.banks.map((bank) => ({ code: bank.code, name: bank.name, country: spec.country, currency: spec.currency }))
+    }
+
+    const resolve = (country: string, bankCode: string, accountNumber: string) =>
+      Effect.gen(function*() {
+        const spec = bankingFor(country)
+        const result = nameEnquiry(country, bankCode, accountNumber)
+        switch (result._tag) {
+          case "UnknownBank":
+            return yield* new BadRequest({ message: `bankCode: ${bankCode} is not a bank in ${country}; see GET .../banks?country=${country}` })
+          case "InvalidAccountNumber":
+            return yield* new BadRequest({ message: `accountNumber: ${result.expected}` })
+          case "NotFound":
+            return yield* new BankAccountNotFound({ message: `The bank has no account ${accountNumber}; check the number and the bank` })
+          case "BankUnavailable":
+            return yield* new BankUnavailable({ message: "The bank did not answer the name enquiry; retry shortly" })
+          case "Resolved":
+            return {
+              bankCode,
+              bankName: result.bankName,
+              accountNumber,
+              accountName: result.accountName,
+              country,
+              currency: spec!.currency
+            } satisfies ResolvedAccount
+        }
+      })
+
+    const verify = (customer: CustomerRow, input: VerifyAccountBody) =>
+      resolve(input.country ?? customer.country, input.bankCode, input.accountNumber)
+
+    const save = (partnerId: string, customerId: string, input: SaveAccountBody) =>
+      actors.run(partnerId, customerId, (customer) =>
+        Effect.gen(function*() {
+          if (yield* repo.findByNumber(customer.id, input.bankCode, input.accountNumber)) {
+            return yield* new BankAccountAlreadySaved({
+              message: "This bank account is already saved for the customer; make it the default with POST .../accounts/{id}/default"
+            })
+          }
+          if ((yield* repo.count(customer.id)) >= savedAccountsMax) {
+            return yield* new BankAccountLimitReached({ message: `A customer can save at most ${savedAccountsMax} bank accounts` })
+          }
+          const resolved = yield* resolve(customer.country, input.bankCode, input.accountNumber)
+          const now = yield* clock.now
+          const hasDefault = (yield* repo.findDefault(customer.id)) !== undefined
+          const row = yield* repo.insert({
+            id: yield* ids.uuid,
+            partnerId,
+            customerId: customer.id,
+            country: resolved.country,
+            currency: resolved.currency,
+            bankCode: resolved.bankCode,
+            bankName: resolved.bankName,
+            accountNumber: resolved.accountNumber,
+            accountName: resolved.accountName,
+            isDefault: false,
+            createdAt: now,
+            updatedAt: now
+          })
+          if (!hasDefault || input.isDefault === true) return toBankAccount((yield* repo.setDefault(customer.id, row.id, now))!)
+          return toBankAccount(row)
+        }).pipe(Effect.catchTag("SqlError", Effect.die)))
+
+    const list = (customer: CustomerRow) =>
+      repo.list(customer.id).pipe(Effect.map((rows) => rows.map(toBankAccount)), Effect.orDie)
+
+    const notFound = () => new NotFound({ message: "No saved bank account with this id for this customer" })
+
+    const get = (customer: CustomerRow, accountId: string) =>
+      Effect.gen(function*() {
+        if (!uuidPattern.test(accountId)) return yield* notFound()
+        const row = yield* repo.find(customer.id, accountId.toLowerCase()).pipe(Effect.orDie)
+        if (row === undefined) return yield* notFound()
+        return toBankAccount(row)
+      })
+
+    const makeDefault = (partnerId: string, customerId: string, accountId: string) =>
+      actors.run(partnerId, customerId, (customer) =>
+        Effect.gen(function*() {
+          if (!uuidPattern.test(accountId)) return yield* notFound()
+          const row = yield* repo.setDefault(customer.id, accountId.toLowerCase(), yield* clock.now)
+          if (row === undefined) return yield* notFound()
+          return toBankAccount(row)
+        }).pipe(Effect.catchTag("SqlError", Effect.die)))
+
+    const defaultAccount = (customerId: string) => repo.findDefault(customerId).pipe(Effect.orDie)
+
+    return BankAccounts.of({ banks, verify, save, list, get, makeDefault, defaultAccount })
+  })
+)

@@ -1,0 +1,23 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { Api } from "../Api.js"
+import { Customers } from "../customers/Customers.js"
+import { CurrentPartner } from "../http/Auth.js"
+import { BankAccounts } from "./BankAccounts.js"
+
+export const BankAccountsHttp = HttpApiBuilder.group(Api, "bankAccounts", (handlers) =>
+  Effect.gen(function*() {
+    const customers = yield* Customers
+    const accounts = yield* BankAccounts
+    const owned = (customerId: string) => Effect.flatMap(CurrentPartner, (partner) => customers.getOwned(partner.id, customerId))
+    return handlers
+      .handle("banks", ({ path, urlParams }) => Effect.as(owned(path.customerId), accounts.banks(urlParams.country)))
+      .handle("verifyAccount", ({ path, payload }) =>
+        Effect.flatMap(owned(path.customerId), (customer) => accounts.verify(customer, payload)))
+      .handle("save", ({ path, payload }) =>
+        Effect.flatMap(owned(path.customerId), (customer) => accounts.save(customer.partnerId, customer.id, payload)))
+      .handle("list", ({ path }) => Effect.flatMap(owned(path.customerId), accounts.list))
+      .handle("get", ({ path }) => Effect.flatMap(owned(path.customerId), (customer) => accounts.get(customer, path.accountId)))
+      .handle("makeDefault", ({ path }) =>
+        Effect.flatMap(owned(path.customerId), (customer) => accounts.makeDefault(customer.partnerId, customer.id, path.accountId)))
+  }))

@@ -1,0 +1,344 @@
+import { SqlClient } from "@effect/sql"
+import { Context, Effect, Layer, Schema } from "effect"
+import { bankReturnReason, planPayout } from "../../simulators/bank/Payouts.js"
+import { BankAccounts, last4, layer as BankAccountsLayer } from "../bankaccounts/BankAccounts.js"
+import { ServiceClock } from "../clock/ServiceClock.js"
+import { AppConfig } from "../config/AppConfig.js"
+import type { CustomerRow } from "../customers/CustomersRepo.js"
+import { Outbox } from "../events/Events.js"
+import { BadRequest, type CustomerForbidden, type InvalidCursor, NotFound } from "../http/ApiError.js"
+import type { Page } from "../http/Envelope.js"
+import { Cursors, paginate, type PageRequest } from "../http/Pagination.js"
+import { Jobs } from "../jobs/Jobs.js"
+import { CustomerActors } from "../ledger/CustomerActors.js"
+import type { CustomerBusy, InsufficientBalance, ReferenceInUse } from "../ledger/Errors.js"
+import { Idempotency } from "../ledger/Idempotency.js"
+import * as Ledger from "../ledger/Ledger.js"
+import { describeAmountProblem, parseAmount, toDecimalString, toNumber } from "../money/Money.js"
+import { RailPolicies } from "../rails/RailPolicies.js"
+import type { FiatCurrency } from "../reference/Countries.js"
+import {
+  NoDefaultBankAccount,
+  type Withdrawal,
+  WithdrawalBelowMinimum,
+  type WithdrawalQuote,
+  WithdrawalStateConflict,
+  type WithdrawBody
+} from "./Api.js"
+import { defaultWithdrawalFees, describeFee, type FeeSplit, minimumRequest, splitWithdrawal } from "./Fees.js"
+import * as WithdrawalsRepo from "./WithdrawalsRepo.js"
+
+/**
+ * Withdrawals to the customer's default bank account. Submitting reserves the requested amount (available -> held)
+ * and hands the payout to the simulated bank rail; the bank's outcome ends the reservation exactly once:
+ * completed posts it (amount to bank_settlement, fee to fee_revenue), failed voids it (the whole total back).
+ * An operator may reverse a completed payout (the amount comes back as a new transaction; the fee is kept) or a
+ * processing one (the reservation is voided: the whole total comes back, as nothing was paid out).
+ */
+export const idempotencyEndpoint = "withdraw"
+export const payoutJobKind = "withdrawal.payout"
+export const operatorReversalReason = "Reversed by an operator"
+
+export type Move =
+  | { readonly _tag: "complete" }
+  | { readonly _tag: "fail"; readonly reason: string }
+  | { readonly _tag: "reverse"; readonly reason: string }
+
+const PayoutJob = Schema.Struct({
+  withdrawalId: Schema.String,
+  move: Schema.Literal("complete", "fail", "reverse"),
+  reason: Schema.NullOr(Schema.String),
+  /** After completing, the bank returns the funds this many seconds later (magic "payout reversed" account). */
+  reverseAfterSeconds: Schema.NullOr(Schema.Number)
+})
+type PayoutJob = typeof PayoutJob.Type
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+export const toWithdrawal = (row: WithdrawalsRepo.WithdrawalRow): Withdrawal => {
+  const currency = row.currency as FiatCurrency
+  return {
+    id: row.id,
+    reference: row.reference,
+    amount: toDecimalString(currency, BigInt(row.amount)),
+    fee: toDecimalString(currency, BigInt(row.fee)),
+    totalDebited: toDecimalString(currency, BigInt(row.totalDebited)),
+    currency,
+    status: row.status,
+    failureReason: row.failureReason,
+    bankAccount: { bankName: row.bankName, accountName: row.accountName, accountNumberLast4: last4(row.accountNumber) },
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt
+  }
+}
+
+/** Every withdrawal event's `data`: the withdrawal object as the API shows it, plus `customerId`. */
+export const eventData = (customerId: string, withdrawal: Withdrawal) => ({
+  customerId,
+  ...withdrawal,
+  createdAt: withdrawal.createdAt.toISOString(),
+  updatedAt: withdrawal.updatedAt.toISOString()
+})
+
+const moveTarget = { complete: "COMPLETED", fail: "FAILED", reverse: "REVERSED" } as const
+const moveEvent = { complete: "withdrawal.completed", fail: "withdrawal.failed", reverse: "withdrawal.reversed" } as const
+
+export class Withdrawals extends Context.Tag("Withdrawals")<Withdrawals, {
+  readonly quote: (customer: CustomerRow, amount: number) => Effect.Effect<WithdrawalQuote, BadRequest | WithdrawalBelowMinimum>
+  readonly withdraw: (
+    partnerId: string,
+    customerId: string,
+    body: WithdrawBody
+  ) => Effect.Effect<
+    Withdrawal,
+    BadRequest | WithdrawalBelowMinimum | NoDefaultBankAccount | InsufficientBalance | ReferenceInUse | CustomerForbidden | CustomerBusy
+  >
+  readonly list: (customer: CustomerRow, page: PageRequest) => Effect.Effect<Page<Withdrawal>, InvalidCursor>
+  readonly get: (customer: CustomerRow, withdrawalId: string) => Effect.Effect<Withdrawal, NotFound>
+  /** The sandbox operator's decision on one of the partner's withdrawals. */
+  readonly control: (partnerId: string, withdrawalId: string, move: Move) => Effect.Effect<Withdrawal, NotFound | WithdrawalStateConflict | CustomerBusy>
+}>() {}
+
+export const layer = Layer.effect(
+  Withdrawals,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const repo = yield* WithdrawalsRepo.make
+    const config = yield* AppConfig
+    const clock = yield* ServiceClock
+    const outbox = yield* Outbox
+    const ledger = yield* Ledger.Ledger
+    const idempotency = yield* Idempotency
+    const actors = yield* CustomerActors
+    const accounts = yield* BankAccounts
+    const policies = yield* RailPolicies
+    const jobs = yield* Jobs
+    const cursors = yield* Cursors
+    const fees = config.withdrawalFees ?? defaultWithdrawalFees
+
+    /** Parses the request and applies the fee schedule; refuses anything under the minimum. */
+    const price = (currencyText: string, requested: number) =>
+      Effect.gen(function*() {
+        const currency = currencyText as FiatCurrency
+        const schedule = fees[currency]
+        if (schedule === undefined) return yield* Effect.dieMessage(`withdrawals: no fee schedule for ${currencyText}`)
+        const parsed = parseAmount(currency, requested)
+        if (!parsed.ok) return yield* new BadRequest({ message: `amount: ${describeAmountProblem(parsed.problem, currency)}` })
+        const split = splitWithdrawal(schedule, parsed.minor)
+        if (split.amount < schedule.minimumReceipt) {
+          const minimum = toDecimalString(currency, minimumRequest(schedule))
+          return yield* new WithdrawalBelowMinimum({
+            message: `amount: ${currency} ${toDecimalString(currency, parsed.minor)} is below the minimum withdrawal; the bank ` +
+              `must receive at least ${currency} ${toDecimalString(currency, schedule.minimumReceipt)} after the fee ` +
+              `(${describeFee(currency, schedule)}). The smallest amount that works is ${currency} ${minimum}`
+          })
+        }
+        return { currency, schedule, split }
+      })
+
+    const quote = (customer: CustomerRow, amount: number) =>
+      Effect.map(price(customer.currency, amount), ({ currency, schedule, split }) => ({
+        currency,
+        amount: toNumber(currency, split.amount),
+        fee: toNumber(currency, split.fee),
+        totalDebited: toNumber(currency, split.totalDebited),
+        feeBps: Number(schedule.feeBps),
+        feeFlat: toNumber(currency, schedule.feeFlat)
+      }))
+
+    const scheduleOutcome = (row: WithdrawalsRepo.WithdrawalRow) =>
+      Effect.gen(function*() {
+        const policy = yield* policies.policyFor(row.partnerId, "bank")
+        // Manual mode: the payout waits for POST /sandbox/withdrawals/{id}/complete | fail | reverse.
+        if (policy.mode === "manual") return
+        const plan = planPayout(row.accountNumber, policy.outcome)
+        const payload: PayoutJob = plan._tag === "Fail"
+          ? { withdrawalId: row.id, move: "fail", reason: plan.reason, reverseAfterSeconds: null }
+          : { withdrawalId: row.id, move: "complete", reason: null, reverseAfterSeconds: plan.thenReverse ? policy.delaySeconds : null }
+        yield* jobs.schedule({ kind: payoutJobKind, partnerId: row.partnerId, customerId: row.customerId, delaySeconds: policy.delaySeconds, payload })
+      })
+
+    const create = (customer: CustomerRow, reference: string, currency: FiatCurrency, split: FeeSplit) => (id: string) =>
+      Effect.gen(function*() {
+        const account = yield* accounts.defaultAccount(customer.id)
+        if (account === undefined) {
+          return yield* new NoDefaultBankAccount({
+            message: "The customer has no default bank account; save one with POST .../accounts first"
+          })
+        }
+        const now = yield* clock.now
+        const draft = {
+          id,
+          partnerId: customer.partnerId,
+          customerId: customer.id,
+          reference,
+          currency,
+          amount: split.amount,
+          fee: split.fee,
+          totalDebited: split.totalDebited,
+          status: "PROCESSING" as const,
+          failureReason: null,
+          bankAccountId: account.id,
+          bankCode: account.bankCode,
+          bankName: account.bankName,
+          accountNumber: account.accountNumber,
+          accountName: account.accountName,
+          createdAt: now,
+          updatedAt: now
+        }
+        const view = toWithdrawal({ ...draft, seq: "0", reservationId: "", amount: String(split.amount), fee: String(split.fee), totalDebited: String(split.totalDebited) })
+        const event = yield* outbox.record({
+          partnerId: customer.partnerId,
+          customerId: customer.id,
+          type: "withdrawal.submitted",
+          data: eventData(customer.id, view)
+        })
+        const reservation = yield* ledger.reserve({
+          partnerId: customer.partnerId,
+          customerId: customer.id,
+          reason: "withdrawal",
+          resourceType: "withdrawal",
+          resourceId: id,
+          reference,
+          eventId: event.envelope.id,
+          currency,
+          amount: split.totalDebited
+        })
+        const row = yield* repo.insert({ ...draft, reservationId: reservation.id })
+        yield* scheduleOutcome(row)
+        return toWithdrawal(row)
+      })
+
+    const load = (customerId: string) => (id: string) =>
+      Effect.flatMap(repo.find(customerId, id), (row) =>
+        row === undefined ? Effect.dieMessage(`withdrawals: idempotency key points at a missing withdrawal ${id}`) : Effect.succeed(toWithdrawal(row)))
+
+    const withdraw = (partnerId: string, customerId: string, body: WithdrawBody) =>
+      actors.run(partnerId, customerId, (customer) =>
+        Effect.gen(function*() {
+          const { currency, split } = yield* price(customer.currency, body.amount)
+          const reference = body.reference ?? (yield* idempotency.generate)
+          return yield* idempotency.once(
+            { partnerId, endpoint: idempotencyEndpoint, reference, customerId: customer.id },
+            create(customer, reference, currency, split),
+            load(customer.id)
+          )
+        }).pipe(Effect.catchTag("SqlError", Effect.die)))
+
+    /**
+     * Applies a bank or operator outcome to a withdrawal whose customer row is locked. Legal moves:
+     * PROCESSING -> COMPLETED | FAILED | REVERSED, COMPLETED -> REVERSED. Anything else: WITHDRAWAL_STATE_CONFLICT.
+     */
+    const apply = (row: WithdrawalsRepo.WithdrawalRow, move: Move) =>
+      Effect.gen(function*() {
+        const legal = row.status === "PROCESSING" || (row.status === "COMPLETED" && move._tag === "reverse")
+        if (!legal) {
+          return yield* new WithdrawalStateConflict({
+            message: `A ${row.status} withdrawal cannot be moved to ${moveTarget[move._tag]}`
+          })
+        }
+        const currency = row.currency as FiatCurrency
+        const amount = BigInt(row.amount)
+        const fee = BigInt(row.fee)
+        const updated = yield* repo.setStatus(row.id, moveTarget[move._tag], move._tag === "complete" ? null : move.reason, yield* clock.now)
+        const view = toWithdrawal(updated)
+        const event = yield* outbox.record({
+          partnerId: row.partnerId,
+          customerId: row.customerId,
+          type: moveEvent[move._tag],
+          data: eventData(row.customerId, view)
+        })
+        const eventId = event.envelope.id
+        const reference = row.reference
+        if (move._tag === "complete") {
+          const destinations: Array<Ledger.Posting> = [{ account: Ledger.house("bank_settlement", currency), amount }]
+          if (fee > 0n) destinations.push({ account: Ledger.house("fee_revenue", currency), amount: fee })
+          yield* ledger.postReservation({ reservationId: row.reservationId, reason: "withdrawal", eventId, reference, destinations })
+        } else if (row.status === "PROCESSING") {
+          // Failed, or reversed before the bank paid: nothing left the service, the whole total comes back.
+          yield* ledger.voidReservation({ reservationId: row.reservationId, reason: "withdrawal_refund", eventId, reference })
+        } else {
+          // Reversed after completion: the bank returns what it received; the fee stays earned.
+          yield* ledger.post({
+            partnerId: row.partnerId,
+            customerId: row.customerId,
+            reason: "withdrawal_refund",
+            resourceType: "withdrawal",
+            resourceId: row.id,
+            reference,
+            eventId,
+            postings: [
+              { account: Ledger.available(row.customerId, currency), amount },
+              { account: Ledger.house("bank_settlement", currency), amount: -amount }
+            ]
+          }).pipe(Effect.catchTag("InsufficientBalance", Effect.die))
+        }
+        return { row: updated, view }
+      })
+
+    const lockCustomer = (customerId: string) =>
+      sql`SELECT id FROM customers WHERE id = ${customerId} FOR UPDATE`
+
+    /** The rail's answer, run by the jobs daemon in its own transaction: customer row first, as every command. */
+    yield* jobs.register(payoutJobKind, PayoutJob, (payload) =>
+      Effect.gen(function*() {
+        // Same lock order as a command: the customer row, then the withdrawal row.
+        const found = yield* repo.findForJob(payload.withdrawalId)
+        if (found === undefined) return yield* Effect.dieMessage(`withdrawals: payout job for unknown withdrawal ${payload.withdrawalId}`)
+        yield* lockCustomer(found.customerId)
+        const row = (yield* repo.lock(payload.withdrawalId))!
+        const due = payload.move === "reverse" ? row.status === "COMPLETED" : row.status === "PROCESSING"
+        // The operator answered first (sandbox control call): the bank's later answer has nothing left to move.
+        if (!due) return
+        const move: Move = payload.move === "complete"
+          ? { _tag: "complete" }
+          : { _tag: payload.move, reason: payload.reason ?? operatorReversalReason }
+        const { row: updated } = yield* apply(row, move)
+        if (payload.move === "complete" && payload.reverseAfterSeconds !== null) {
+          yield* jobs.schedule({
+            kind: payoutJobKind,
+            partnerId: updated.partnerId,
+            customerId: updated.customerId,
+            delaySeconds: payload.reverseAfterSeconds,
+            payload: { withdrawalId: updated.id, move: "reverse", reason: bankReturnReason, reverseAfterSeconds: null }
+          })
+        }
+      }))
+
+    const notFound = () => new NotFound({ message: "No withdrawal with this id" })
+
+    const control = (partnerId: string, withdrawalId: string, move: Move) =>
+      Effect.gen(function*() {
+        if (!uuidPattern.test(withdrawalId)) return yield* notFound()
+        const found = yield* repo.findForPartner(partnerId, withdrawalId.toLowerCase()).pipe(Effect.orDie)
+        if (found === undefined) return yield* notFound()
+        return yield* actors.run(partnerId, found.customerId, () =>
+          Effect.gen(function*() {
+            const row = (yield* repo.lock(found.id))!
+            return (yield* apply(row, move)).view
+          }).pipe(Effect.catchTag("SqlError", Effect.die))).pipe(
+            Effect.catchTag("CustomerForbidden", () => Effect.dieMessage("withdrawals: a withdrawal's customer vanished"))
+          )
+      })
+
+    const list = (customer: CustomerRow, page: PageRequest) =>
+      paginate(`withdrawals:${customer.id}`, page, ({ beforeSeq, limit }) => repo.page(customer.id, beforeSeq, limit), (row) => row.seq).pipe(
+        Effect.map((result) => ({ items: result.items.map(toWithdrawal), nextCursor: result.nextCursor })),
+        Effect.provideService(Cursors, cursors),
+        Effect.catchTag("SqlError", Effect.die)
+      )
+
+    const get = (customer: CustomerRow, withdrawalId: string) =>
+      Effect.gen(function*() {
+        if (!uuidPattern.test(withdrawalId)) return yield* notFound()
+        const row = yield* repo.find(customer.id, withdrawalId.toLowerCase()).pipe(Effect.orDie)
+        if (row === undefined) return yield* notFound()
+        return toWithdrawal(row)
+      })
+
+    return Withdrawals.of({ quote, withdraw, list, get, control })
+  })
+)
+
+/** Saved bank accounts and withdrawals, wired together (withdrawals pay to the saved default account). */
+export const moduleLayer = layer.pipe(Layer.provideMerge(BankAccountsLayer))
