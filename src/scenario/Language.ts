@@ -67,6 +67,7 @@ export const stepKinds = {
     name,
     webhook: Schema.Struct({
       register: Schema.optional(Schema.Boolean),
+      rotate: Schema.optional(Schema.Boolean),
       respond: Schema.optional(Schema.Union(Schema.Int.pipe(Schema.between(100, 599)), Schema.Literal("hang")))
     })
   }),
@@ -185,12 +186,18 @@ export const describeStep = (step: Step): string => {
     case "act": return `POST /sandbox/${typeof step.spec.act === "string" ? step.spec.act : step.spec.act.path}`
     case "advance": return `advance the clock ${step.spec.advance}`
     case "rail": return `rail ${step.spec.rail}: ${JSON.stringify(step.spec.policy)}`
-    case "webhook": return `webhook receiver:${step.spec.webhook.register ? " register" : ""}${step.spec.webhook.respond !== undefined ? ` answer ${step.spec.webhook.respond}` : ""}`
+    case "webhook": return `webhook receiver:${step.spec.webhook.register ? " register" : ""}${step.spec.webhook.rotate ? " rotate the secret" : ""}${step.spec.webhook.respond !== undefined ? ` answer ${step.spec.webhook.respond}` : ""}`
     case "waitFor": return `wait for ${step.spec.waitFor.type}`
     case "expectEvents": return `events ${step.spec.expectEvents.ordered === false ? "include" : "in order"}: ${step.spec.expectEvents.sequence.map((s) => (typeof s === "string" ? s : s.type)).join(", ")}`
     case "expectNoEvent": return `no ${step.spec.expectNoEvent.type} event`
-    case "expectWebhooks": return `webhooks received${step.spec.expectWebhooks.type !== undefined ? `: ${step.spec.expectWebhooks.type}` : ""}`
-    case "expectDelivery": return `delivery${step.spec.expectDelivery.type !== undefined ? ` of ${step.spec.expectDelivery.type}` : ""}`
+    case "expectWebhooks": {
+      const { count, type, eventId } = step.spec.expectWebhooks
+      return `receiver got ${count === undefined ? "at least one" : JSON.stringify(count)} × ${type ?? eventId ?? "any event"}`
+    }
+    case "expectDelivery": {
+      const { match, type, eventId } = step.spec.expectDelivery
+      return `delivery of ${type ?? eventId ?? "the newest event"} ${JSON.stringify(match)}`
+    }
     case "expectBalances": return `balances of ${step.spec.expectBalances.customerId}`
     case "parallel": return `${step.spec.parallel.copies} × ${requestLabel(step.spec.parallel.request)} at once`
     case "repeat": return `repeat ${step.spec.repeat.times} times`

@@ -106,7 +106,8 @@ export const expectWebhooks = async (context: RunContext, spec: Of<"expectWebhoo
     const mismatches: Array<Mismatch> = match(expectedCount, received.length, { exact: false }, "count")
       .map((m) => ({ ...m, message: `${m.message} (answers given: ${received.map((hook) => hook.answered).join(", ") || "none"})` }))
     received.forEach((hook, i) => {
-      if (!hook.signatureValid) mismatches.push({ path: `received[${i}].signature`, message: hook.signatureProblem ?? "invalid" })
+      if (!hook.verified) mismatches.push({ path: `received[${i}].signature`, message: "not checked: no secret registered (use a webhook step with register: true)" })
+      else if (!hook.signatureValid) mismatches.push({ path: `received[${i}].signature`, message: hook.signatureProblem ?? "invalid" })
       if (hook.eventId !== (hook.body as { id?: string } | undefined)?.id) {
         mismatches.push({ path: `received[${i}].X-Service-Event-Id`, message: `header ${show(hook.eventId)} differs from body id ${show((hook.body as { id?: string }).id)}` })
       }

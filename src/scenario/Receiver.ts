@@ -15,8 +15,14 @@ export interface ReceivedWebhook {
   readonly eventId: string | undefined
   readonly type: string | undefined
   readonly body: unknown
-  readonly signatureValid: boolean
-  readonly signatureProblem: string | undefined
+  readonly rawBody: string
+  readonly signature: string | undefined
+  /** The service clock when it arrived, for the 5-minute check. */
+  readonly serviceNowMs: number
+  /** False until checked: a delivery that arrives before the secret is known (the `webhook.test` sent during PUT) is checked once it is. */
+  verified: boolean
+  signatureValid: boolean
+  signatureProblem: string | undefined
   readonly answered: Answer
 }
 
@@ -45,6 +51,21 @@ export const verifySignature = (header: string | undefined, rawBody: string, sec
   if (!Crypto.timingSafeEqual(expected, Buffer.from(v1, "hex"))) return "v1 is not the HMAC-SHA256 of <t>.<body> with the secret"
   if (Math.abs(t * 1000 - serviceNowMs) > toleranceMs) return `t=${t} is more than 5 minutes from the service clock`
   return undefined
+}
+
+/**
+ * Records the secret returned by PUT or rotate, and checks the deliveries that arrived before it was known
+ * (the service sends `webhook.test` while the PUT is still in flight).
+ */
+export const setSecret = (inbox: Inbox, secret: string): void => {
+  inbox.secret = secret
+  for (const hook of inbox.received) {
+    if (hook.verified) continue
+    const problem = verifySignature(hook.signature, hook.rawBody, secret, hook.serviceNowMs)
+    hook.verified = true
+    hook.signatureValid = problem === undefined
+    hook.signatureProblem = problem
+  }
 }
 
 export class WebhookReceiver {
@@ -96,13 +117,20 @@ export class WebhookReceiver {
         // kept as text: the assertion shows what arrived
       }
       const header = request.headers["x-service-signature"]
-      const problem = verifySignature(Array.isArray(header) ? header[0] : header, raw, inbox.secret, wallNowMs() + inbox.clockOffsetMs)
+      const signature = Array.isArray(header) ? header[0] : header
+      const serviceNowMs = wallNowMs() + inbox.clockOffsetMs
+      const verified = inbox.secret !== undefined
+      const problem = verified ? verifySignature(signature, raw, inbox.secret, serviceNowMs) : undefined
       const answered: Answer = problem !== undefined ? 401 : inbox.respond
       const eventId = request.headers["x-service-event-id"]
       inbox.received.push({
         eventId: Array.isArray(eventId) ? eventId[0] : eventId,
         type: typeof body === "object" && body !== null ? (body as { type?: string }).type : undefined,
         body,
+        rawBody: raw,
+        signature,
+        serviceNowMs,
+        verified,
         signatureValid: problem === undefined,
         signatureProblem: problem,
         answered

@@ -5,6 +5,7 @@ import { InterpolationError, lookup } from "./Interpolate.js"
 import { describeStep, type Expectation, type RequestSpec, type Step } from "./Language.js"
 import { match, type Mismatch, show } from "./Matchers.js"
 import * as Observations from "./Observations.js"
+import { setSecret } from "./Receiver.js"
 
 /** Runs steps in order; the first failure stops the scenario and the remaining steps are reported as skipped. */
 export interface StepResult {
@@ -82,6 +83,8 @@ const runAdvance = async (context: RunContext, spec: Of<"advance">) => {
   let seconds = Math.ceil((parseDurationMs(spec.advance) as number) / 1000)
   while (seconds > 0) {
     const chunk = Math.min(seconds, advanceChunkSeconds)
+    // deliveries made while the advance drains are signed at the new time: the receiver must expect it already
+    context.inbox.clockOffsetMs += chunk * 1000
     const reading = await control(context, { method: "POST", path: "/sandbox/clock/advance", body: { seconds: chunk } }) as { offsetSeconds: number }
     context.inbox.clockOffsetMs = reading.offsetSeconds * 1000
     seconds -= chunk
@@ -90,14 +93,16 @@ const runAdvance = async (context: RunContext, spec: Of<"advance">) => {
 
 const runWebhook = async (context: RunContext, spec: Of<"webhook">) => {
   if (spec.webhook.respond !== undefined) context.inbox.respond = spec.webhook.respond
-  if (spec.webhook.register === true) {
-    const request = { method: "PUT", path: "/partner/v1/webhook", body: { url: context.inbox.url } }
+  if (spec.webhook.register === true || spec.webhook.rotate === true) {
+    const request = spec.webhook.register === true
+      ? { method: "PUT", path: "/partner/v1/webhook", body: { url: context.inbox.url } }
+      : { method: "POST", path: "/partner/v1/webhook/rotate-secret" }
     const response = await call(context, request)
     const data = (response.body as { data?: { secret?: unknown; test?: unknown } } | undefined)?.data
     if (response.status !== 200 || typeof data?.secret !== "string") {
-      throw new StepFailure("registering the webhook receiver failed", { request, response })
+      throw new StepFailure(`${spec.webhook.register === true ? "registering the webhook receiver" : "rotating the webhook secret"} failed`, { request, response })
     }
-    context.inbox.secret = data.secret
+    setSecret(context.inbox, data.secret)
     context.scope.set("webhookSecret", data.secret)
     context.scope.set("webhookTest", data.test)
   }
