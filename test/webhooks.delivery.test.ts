@@ -1,5 +1,8 @@
+import { Effect } from "effect"
+import * as NodeCrypto from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { verifySignature } from "../src/webhooks/verifySignature.js"
+import * as WebhooksRepo from "../src/webhooks/WebhooksRepo.js"
 import { customerBody, startTestApp, type TestApp } from "./support/TestApp.js"
 import { eventually, type Receiver, startReceiver } from "./support/WebhookReceiver.js"
 
@@ -190,5 +193,86 @@ describe("answer time-out", () => {
     const logged = (await short.request("GET", `/partner/v1/webhook/deliveries/${eventId}`, { apiKey })).body.data
     expect(logged).toMatchObject({ type: "webhook.test", status: "PENDING", attempts: 1, lastError: "timed out after 500 ms" })
     expect(Date.parse(logged.nextAttemptAt) - Date.parse(logged.lastAttemptAt)).toBe(30_000)
+  })
+})
+
+describe("claims", () => {
+  // A fresh app: no other partner's deliveries are due in it.
+  let fresh: TestApp
+  beforeAll(async () => {
+    fresh = await startTestApp()
+  })
+  afterAll(() => fresh?.close())
+  const queueDue = async (partnerId: string, count: number, dueAt: Date) => {
+    for (let i = 0; i < count; i++) {
+      const id = NodeCrypto.randomUUID()
+      await fresh.query(
+        "INSERT INTO events (id, partner_id, type, data, created_at) VALUES ($1, $2, 'test.claim', '{}'::jsonb, $3)",
+        [id, partnerId, dueAt]
+      )
+      await fresh.query(
+        "INSERT INTO webhook_deliveries (event_id, partner_id, type, status, next_attempt_at, created_at) VALUES ($1, $2, 'test.claim', 'PENDING', $3, $3)",
+        [id, partnerId, dueAt]
+      )
+    }
+  }
+  const claim = (now: Date, limit: number, perPartnerMax: number) =>
+    Effect.flatMap(WebhooksRepo.make, (repo) =>
+      repo.claimDue({ now, limit, perPartnerMax, leaseToken: NodeCrypto.randomUUID(), leaseSeconds: 120 }))
+
+  it("concurrent claimers never take the same delivery, and a partner gets at most its share in flight", async () => {
+    const target = await receiver(() => 200)
+    const a = await fresh.newPartner()
+    const b = await fresh.newPartner()
+    for (const partner of [a, b]) {
+      expect((await fresh.request("PUT", "/partner/v1/webhook", { apiKey: partner.apiKey, body: { url: target.url } })).status).toBe(200)
+    }
+    // Due tomorrow on the service clock: out of the running dispatcher's reach, claimed here with a later `now`.
+    const now = Date.parse((await fresh.request("GET", "/sandbox/clock", { apiKey: a.apiKey })).body.data.now)
+    const tomorrow = new Date(now + 86_400_000)
+    const later = new Date(tomorrow.getTime() + 86_400_000)
+    await queueDue(a.partnerId, 12, tomorrow)
+    const batches = await fresh.run(Effect.all(Array.from({ length: 4 }, () => claim(later, 3, 100)), { concurrency: "unbounded" }))
+    const claimed = batches.flat().map((row) => row.eventId)
+    expect(claimed).toHaveLength(12)
+    expect(new Set(claimed).size).toBe(12)
+    expect(await fresh.run(claim(later, 100, 100))).toHaveLength(0)
+
+    await queueDue(b.partnerId, 6, tomorrow)
+    const first = await fresh.run(claim(later, 100, 4))
+    expect(first.map((row) => row.partnerId)).toEqual([b.partnerId, b.partnerId, b.partnerId, b.partnerId])
+    expect(await fresh.run(claim(later, 100, 4))).toHaveLength(0)
+    // The claim carries what the attempt needs: the URL and the sealed secret, never a plaintext one.
+    expect(first[0]!.url).toBe(target.url)
+    const secrets = await fresh.query<{ secretCiphertext: Uint8Array }>("SELECT secret_ciphertext FROM webhook_configs WHERE partner_id = $1", [b.partnerId])
+    expect(Buffer.from(first[0]!.secretCiphertext)).toEqual(Buffer.from(secrets[0]!.secretCiphertext))
+  })
+})
+
+describe("recovery", () => {
+  let fresh: TestApp
+  beforeAll(async () => {
+    fresh = await startTestApp()
+  })
+  afterAll(() => fresh?.close())
+
+  it("sends a delivery whose lease a crashed process left behind", async () => {
+    const target = await receiver(() => 200)
+    const { apiKey, partnerId } = await fresh.newPartner()
+    expect((await fresh.request("PUT", "/partner/v1/webhook", { apiKey, body: { url: target.url } })).status).toBe(200)
+    const now = new Date((await fresh.request("GET", "/sandbox/clock", { apiKey })).body.data.now)
+    const id = NodeCrypto.randomUUID()
+    await fresh.query("INSERT INTO events (id, partner_id, type, data, created_at) VALUES ($1, $2, 'test.recovery', '{}'::jsonb, $3)", [id, partnerId, now])
+    await fresh.query(
+      `INSERT INTO webhook_deliveries (event_id, partner_id, type, status, attempts, next_attempt_at, created_at, lease_until, lease_token)
+       VALUES ($1, $2, 'test.recovery', 'PENDING', 0, $3, $3, now() - interval '1 second', $4)`,
+      [id, partnerId, now, NodeCrypto.randomUUID()]
+    )
+    const delivered = await eventually(async () => {
+      const d = (await fresh.request("GET", `/partner/v1/webhook/deliveries/${id}`, { apiKey })).body.data
+      return d.status === "DELIVERED" ? d : undefined
+    }, "the recovered delivery")
+    expect(delivered).toMatchObject({ attempts: 1, lastResponseStatus: 200 })
+    expect(target.ofEvent(id)).toHaveLength(1)
   })
 })
