@@ -103,6 +103,9 @@ export const UploadedDocument = Schema.Struct({
 /** 5 MB (SPEC.md "Limits"), in bytes. */
 export const documentBytesMax = 5 * 1024 * 1024
 
+/** Largest upload body read at all: the document plus room for the form's boundaries and small fields. */
+export const uploadBodyBytesMax = documentBytesMax + 1024 * 1024
+
 /** Form fields of the upload: `file` (the document) and optional `type`. */
 export const UploadForm = HttpApiSchema.MultipartStream(
   Schema.Struct({ file: Multipart.SingleFileSchema, type: Schema.optional(DocumentType) }),
@@ -110,7 +113,7 @@ export const UploadForm = HttpApiSchema.MultipartStream(
     maxParts: Option.some(8),
     maxFieldSize: 1024,
     // The file cap is enforced while reading (413 with the envelope); this bounds the whole body.
-    maxTotalSize: Option.some(documentBytesMax + 1024 * 1024)
+    maxTotalSize: Option.some(uploadBodyBytesMax)
   }
 )
 

@@ -1,9 +1,9 @@
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse, Multipart } from "@effect/platform"
+import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse, Multipart } from "@effect/platform"
 import { Chunk, Effect, Schema, Stream } from "effect"
 import { Api } from "../Api.js"
 import { BadRequest } from "../http/ApiError.js"
 import { CurrentPartner } from "../http/Auth.js"
-import { documentBytesMax, DocumentTooLarge, DocumentType, documentTypes } from "./Api.js"
+import { documentBytesMax, DocumentTooLarge, DocumentType, documentTypes, uploadBodyBytesMax } from "./Api.js"
 import { Documents, type StoredDocument } from "./Documents.js"
 import { Kyc } from "./Kyc.js"
 
@@ -13,6 +13,20 @@ interface UploadForm {
   readonly type: string | undefined
   readonly unexpected: string | undefined
 }
+
+const tooLarge = () => new DocumentTooLarge({ message: `file: must be at most ${documentBytesMax} bytes (5 MB)` })
+
+/** The body cap surfaces as BodyTooLarge, or as an InternalError of the underlying stream that names the limit. */
+const isSizeError = (error: Multipart.MultipartError) =>
+  error.reason === "FileTooLarge" || error.reason === "BodyTooLarge" ||
+  (error.reason === "InternalError" && /max|too large|size/i.test(String(error.cause)))
+
+/**
+ * Part of the body may be left unread: ask the client not to reuse this connection for its next request
+ * (otherwise the unread bytes would be taken for the next request).
+ */
+const closeConnection = HttpApp.appendPreResponseHandler((_request, response) =>
+  Effect.succeed(HttpServerResponse.setHeader(response, "connection", "close")))
 
 /**
  * Reads the multipart body with a cap: the file's bytes are kept up to 5 MB + 1 (enough to know it is too
@@ -45,9 +59,14 @@ const readUploadForm = (parts: Stream.Stream<Multipart.Part, Multipart.Multipart
     }
   ).pipe(
     Effect.catchTag("MultipartError", (error): Effect.Effect<never, DocumentTooLarge | BadRequest> =>
-      error.reason === "FileTooLarge" || error.reason === "BodyTooLarge"
-        ? Effect.fail(new DocumentTooLarge({ message: `file: must be at most ${documentBytesMax} bytes (5 MB)` }))
-        : Effect.fail(new BadRequest({ message: `The multipart/form-data body could not be read (${error.reason})` })))
+      Effect.zipRight(
+        closeConnection,
+        Effect.fail<DocumentTooLarge | BadRequest>(
+          isSizeError(error)
+            ? tooLarge()
+            : new BadRequest({ message: `The multipart/form-data body could not be read (${error.reason})` })
+        )
+      ))
   )
 
 const decodeType = Schema.decodeUnknownOption(DocumentType)
@@ -74,12 +93,15 @@ export const KycHttp = HttpApiBuilder.group(Api, "kyc", (handlers) =>
       .handle("uploadDocument", ({ path, payload, request }) =>
         Effect.gen(function*() {
           const partner = yield* CurrentPartner
+          const declaredBytes = Number(request.headers["content-length"] ?? "0")
+          if (declaredBytes > uploadBodyBytesMax) {
+            yield* closeConnection
+            return yield* tooLarge()
+          }
           const form = yield* readUploadForm(payload)
           if (form.unexpected !== undefined) return yield* new BadRequest({ message: form.unexpected })
           if (form.file === undefined) return yield* new BadRequest({ message: "file: is required (a multipart file part)" })
-          if (form.fileBytes > documentBytesMax) {
-            return yield* new DocumentTooLarge({ message: `file: must be at most ${documentBytesMax} bytes (5 MB)` })
-          }
+          if (form.fileBytes > documentBytesMax) return yield* tooLarge()
           const type = form.type === undefined ? "OTHER" as const : decodeType(form.type)
           if (typeof type !== "string" && type._tag === "None") {
             return yield* new BadRequest({ message: `type: must be one of ${documentTypes.join(", ")}` })
