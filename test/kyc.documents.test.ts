@@ -126,6 +126,14 @@ describe("document upload", () => {
     expect(await documentCount(customerId)).toBe(0)
   })
 
+  it("is described in the OpenAPI document as multipart/form-data", async () => {
+    const reply = await app.request("GET", "/openapi.json")
+    expect(reply.status).toBe(200)
+    const upload = reply.body.paths["/api/v1/partner/v1/customers/{customerId}/kyc/documents"].post
+    expect(Object.keys(upload.requestBody.content)).toEqual(["multipart/form-data"])
+    expect(Object.keys(upload.responses)).toEqual(expect.arrayContaining(["201", "400", "403", "413"]))
+  })
+
   it("answers 403 for another partner's customer and stores nothing", async () => {
     const customerId = await kyc.newCustomer()
     const other = await app.newPartner()

@@ -110,6 +110,21 @@ describe("Tier 2", () => {
     expect(again.body.code).toBe("KYC_TIER_ALREADY_APPROVED")
   })
 
+  it("lets a reviewer decide before the automatic check runs; the check then leaves the decision alone", async () => {
+    const { kyc } = await fresh()
+    const customerId = await verifiedCustomer(kyc)
+    const submitted = await kyc.tier2(customerId)
+    const decided = await kyc.decide(customerId, 2, { status: "REJECTED", reason: "Document is blurred" })
+    expect(decided.body.data).toMatchObject({ id: submitted.body.data.record.id, status: "REJECTED" })
+    await kyc.advance(3_600)
+    const summary = await kyc.summary(customerId)
+    expect(summary.tiers["2"]).toMatchObject({ status: "REJECTED", rejectionReason: "Document is blurred" })
+    const levels = (await kyc.events(customerId, "kyc.status_updated")).map((e) => `${e.data.level}:${e.data.status}`)
+    expect(levels).toEqual(["2:REJECTED", "1:APPROVED"])
+    const job = await app.query<{ status: string }>("SELECT status FROM jobs WHERE customer_id = $1", [customerId])
+    expect(job.map((j) => j.status)).toEqual(["DONE"])
+  })
+
   it("is REJECTED when the identity rail's outcome is failure; re-submission creates a new record", async () => {
     const { kyc } = await fresh()
     const customerId = await verifiedCustomer(kyc)
@@ -191,8 +206,14 @@ describe("re-verification", () => {
     expect(summary.nextRequired).toEqual(["SELFIE", "NIN", "DATE_OF_BIRTH", "ADDRESS"])
 
     // Tier 1 is approved, but the request asks for NIN: a new Tier 1 submission is accepted.
+    const verifiedAt = (await app.request("GET", kyc.base(customerId), { apiKey })).body.data.verifiedAt
+    expect(verifiedAt).not.toBeNull()
+    await kyc.advance(60)
     const tier1 = await kyc.tier1(customerId)
     expect(tier1.status).toBe(201)
+    expect(tier1.body.data.status).toBe("APPROVED")
+    // verifiedAt records the first Tier 1 approval only.
+    expect((await app.request("GET", kyc.base(customerId), { apiKey })).body.data.verifiedAt).toBe(verifiedAt)
     summary = await kyc.summary(customerId)
     expect(summary.reverification.outstanding).toEqual(["SELFIE"])
     expect(summary.nextRequired).toEqual(["SELFIE", "DATE_OF_BIRTH", "ADDRESS"])
