@@ -35,6 +35,31 @@ const describeIssue = (issue: DecodeIssue): string => {
   return `${field}: ${issue.message.split("\n")[0]}`
 }
 
+const expectedPattern = /^Expected (.+), actual (.+)$/s
+
+/**
+ * One issue per field. A union (an enum such as `country`) fails once per member, and the array formatter ignores
+ * the union's own message; the members' "Expected X, actual Y" issues are merged into one that lists every
+ * accepted value instead of naming only the first.
+ */
+const mergePerField = (issues: ReadonlyArray<DecodeIssue>): Array<DecodeIssue> => {
+  const byField = new Map<string, Array<DecodeIssue>>()
+  for (const issue of issues) {
+    const key = issue.path.map(String).join(".")
+    const group = byField.get(key)
+    if (group === undefined) byField.set(key, [issue])
+    else group.push(issue)
+  }
+  return [...byField.values()].map((group) => {
+    const first = group[0]!
+    if (group.length === 1) return first
+    const parts = group.map((issue) => expectedPattern.exec(issue.message))
+    if (parts.some((match) => match === null) || new Set(parts.map((match) => match![2])).size !== 1) return first
+    const expected = [...new Set(parts.map((match) => match![1]!))]
+    return { path: first.path, message: `Expected one of ${expected.join(", ")}, actual ${parts[0]![2]}` }
+  })
+}
+
 const parseBody = (response: HttpServerResponse.HttpServerResponse): Record<string, unknown> | undefined => {
   if (response.body._tag !== "Uint8Array") return undefined
   try {
@@ -82,10 +107,7 @@ export const normalizeError = (
     const issues = parsed.issues as ReadonlyArray<DecodeIssue>
     code = "BAD_REQUEST"
     error = "BadRequest"
-    const firstPerField = issues.filter((issue, index) =>
-      issues.findIndex((other) => other.path.map(String).join(".") === issue.path.map(String).join(".")) === index
-    )
-    message = firstPerField.slice(0, 5).map(describeIssue).join("; ") || "The request is not valid"
+    message = mergePerField(issues).slice(0, 5).map(describeIssue).join("; ") || "The request is not valid"
   } else if (typeof parsed?.code === "string" && typeof parsed.message === "string") {
     code = parsed.code
     message = parsed.message
