@@ -14,14 +14,20 @@ import type { Page } from "./Envelope.js"
 export const pageLimitMax = 100
 export const pageLimitDefault = 20
 
-export const Limit = Schema.NumberFromString.pipe(
-  Schema.int({ message: () => "limit must be an integer from 1 to 100" }),
-  Schema.between(1, pageLimitMax, { message: () => "limit must be an integer from 1 to 100" })
+const limitMessage = () => "limit must be an integer from 1 to 100"
+
+/** Digits only: NumberFromString alone would also take "1e2", " 20" or "0x10". */
+export const Limit = Schema.String.pipe(
+  Schema.pattern(/^[0-9]{1,3}$/, { message: limitMessage }),
+  Schema.compose(Schema.NumberFromString),
+  Schema.int({ message: limitMessage }),
+  Schema.between(1, pageLimitMax, { message: limitMessage })
 )
 
 export const PageParams = {
   limit: Schema.optional(Limit),
-  cursor: Schema.optional(Schema.String.pipe(Schema.maxLength(512, { message: () => "cursor is not valid" })))
+  /** Any text: a cursor that is too long or otherwise not one of ours is refused by `decode` as INVALID_CURSOR. */
+  cursor: Schema.optional(Schema.String)
 }
 
 export interface PageRequest {
@@ -49,9 +55,14 @@ export const CursorsLayer = Layer.effect(
         return `${payload}.${sign(payload).toString("base64url")}`
       },
       decode: (list, cursor) => {
+        if (cursor.length > 512) return Effect.fail(invalid)
         const [payload, signature, ...rest] = cursor.split(".")
         if (payload === undefined || signature === undefined || rest.length > 0) return Effect.fail(invalid)
-        if (!constantTimeEqual(sign(payload), Buffer.from(signature, "base64url"))) return Effect.fail(invalid)
+        // Compare the canonical text, not decoded bytes: base64url decoding skips stray characters and unused
+        // bits, so "<sig>!!" or a changed last character would otherwise still verify.
+        if (!constantTimeEqual(Buffer.from(sign(payload).toString("base64url")), Buffer.from(signature))) {
+          return Effect.fail(invalid)
+        }
         const decoded = decodePayload(Buffer.from(payload, "base64url").toString("utf8"))
         if (decoded._tag === "None" || decoded.value.l !== list) return Effect.fail(invalid)
         return Effect.succeed(decoded.value.s)
