@@ -5,7 +5,8 @@ import {
   HttpServerRequest,
   HttpServerResponse
 } from "@effect/platform"
-import { Cause, Effect, Option } from "effect"
+import { NodeHttpServerRequest } from "@effect/platform-node"
+import { Cause, Effect, Either, Option } from "effect"
 import * as Crypto from "node:crypto"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { errorBody, errorResponse, normalizeError } from "./ErrorEnvelope.js"
@@ -34,6 +35,15 @@ export const routeTable = (
 
 const bodyMethods = new Set(["POST", "PUT", "PATCH"])
 
+/** An unknown route or wrong method is the client's mistake, answered 404/405: not worth an ERROR log line. */
+const isRouteNotFoundOnly = (cause: Cause.Cause<unknown>) => {
+  // The router fails with RouteNotFound and the platform carries the response it rendered as a defect beside it.
+  const failures = [...Cause.failures(cause)]
+  return failures.length > 0 &&
+    failures.every((error) => typeof error === "object" && error !== null && (error as { _tag?: unknown })._tag === "RouteNotFound") &&
+    [...Cause.defects(cause)].every(HttpServerResponse.isServerResponse)
+}
+
 const requestIdPattern = /^[A-Za-z0-9._-]{8,64}$/
 
 /**
@@ -44,7 +54,47 @@ interface Rejection {
   readonly status: number
   readonly code?: string | undefined
   readonly message: string
+  readonly headers?: Record<string, string> | undefined
 }
+
+/**
+ * Reads a body sent without content-length (chunked) up to `max` bytes. The platform's bounded reader destroys the
+ * request stream, and with it the socket, when the limit is passed, so the client would see a reset instead of
+ * the 413; here the rest of an oversized body is discarded instead and the answer closes the connection. A body
+ * within the limit is cached on the request, where `request.text` (and so the handler) finds it.
+ */
+const readStreamed = (request: HttpServerRequest.HttpServerRequest, max: number) =>
+  Effect.async<Either.Either<string, "tooLarge" | "unreadable">>((resume) => {
+    const raw = NodeHttpServerRequest.toIncomingMessage(request)
+    const chunks: Array<Buffer> = []
+    let bytes = 0
+    let settled = false
+    const settle = (result: Either.Either<string, "tooLarge" | "unreadable">) => {
+      if (settled) return
+      settled = true
+      raw.off("data", onData)
+      raw.off("end", onEnd)
+      raw.off("error", onError)
+      resume(Effect.succeed(result))
+    }
+    const onData = (chunk: Buffer) => {
+      bytes += chunk.length
+      if (bytes <= max) return void chunks.push(chunk)
+      chunks.length = 0
+      settle(Either.left("tooLarge"))
+      raw.on("error", () => {})
+      raw.resume()
+    }
+    const onEnd = () => {
+      const text = Buffer.concat(chunks).toString("utf8")
+      ;(request as { textEffect?: Effect.Effect<string> }).textEffect = Effect.succeed(text)
+      settle(Either.right(text))
+    }
+    const onError = () => settle(Either.left("unreadable"))
+    raw.on("data", onData)
+    raw.once("end", onEnd)
+    raw.once("error", onError)
+  })
 
 const precheckBody = (request: HttpServerRequest.HttpServerRequest, maxJsonBodyBytes: number) =>
   Effect.gen(function*(): Effect.fn.Return<Option.Option<Rejection>> {
@@ -62,13 +112,18 @@ const precheckBody = (request: HttpServerRequest.HttpServerRequest, maxJsonBodyB
     }
     const tooLarge = { status: 413, message: `Request body must be at most ${maxJsonBodyBytes} bytes` }
     if (declared > maxJsonBodyBytes) return Option.some(tooLarge)
-    const text = yield* request.text.pipe(
-      HttpIncomingMessage.withMaxBodySize(Option.some(maxJsonBodyBytes)),
-      Effect.either
-    )
+    const text = declared > 0
+      ? yield* request.text.pipe(
+        HttpIncomingMessage.withMaxBodySize(Option.some(maxJsonBodyBytes)),
+        Effect.mapError((error) => String(error.cause ?? "").includes("maxBytes") ? "tooLarge" as const : "unreadable" as const),
+        Effect.either
+      )
+      : yield* readStreamed(request, maxJsonBodyBytes)
     if (text._tag === "Left") {
       return Option.some(
-        String(text.left.cause ?? "").includes("maxBytes") ? tooLarge : { status: 400, message: "Could not read the request body" }
+        text.left === "tooLarge"
+          ? { ...tooLarge, ...(declared > 0 ? {} : { headers: { connection: "close" } }) }
+          : { status: 400, message: "Could not read the request body" }
       )
     }
     if (text.right.trim() === "") return Option.none()
@@ -135,13 +190,13 @@ export const makeHttpMiddleware = (options: { readonly maxJsonBodyBytes: number;
 
     const rejected = yield* precheckBody(request, options.maxJsonBodyBytes)
     if (Option.isSome(rejected)) {
-      const { status, code, message } = rejected.value
-      return yield* finalize(errorResponse(errorBody({ status, code, message, path, timestamp: yield* clock.now })))
+      const { status, code, message, headers } = rejected.value
+      return yield* finalize(errorResponse(errorBody({ status, code, message, path, timestamp: yield* clock.now }), headers))
     }
     yield* HttpApp.appendPreResponseHandler((_request, response) => finalize(response))
     return yield* app.pipe(
       Effect.tapErrorCause((cause) =>
-        Cause.isInterruptedOnly(cause)
+        Cause.isInterruptedOnly(cause) || isRouteNotFoundOnly(cause)
           ? Effect.void
           : Effect.logError("request failed", cause).pipe(Effect.annotateLogs({ requestId, path }))
       )
