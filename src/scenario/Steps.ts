@@ -72,7 +72,8 @@ const runRequest = async (context: RunContext, spec: Of<"request">) => {
 const runAct = async (context: RunContext, spec: Of<"act">) => {
   const act = typeof spec.act === "string" ? { path: spec.act } : spec.act
   const path = `/sandbox/${act.path.replace(/^\/+/, "").replace(/^sandbox\//, "")}`
-  const response = await exchange(context, { method: "POST", path, body: act.body }, spec.expect)
+  // control routes take a JSON object: an action without options sends {}
+  const response = await exchange(context, { method: "POST", path, body: act.body ?? {} }, spec.expect)
   save(context, spec.save, response.body, response.status)
 }
 
@@ -192,15 +193,25 @@ class NestedFailure extends Error {
   }
 }
 
+/** The label with the names known so far filled in (left as written where one is not known yet). */
+const labelOf = (context: RunContext, label: string) => {
+  try {
+    return context.scope.interpolateString(label)
+  } catch {
+    return label
+  }
+}
+
 export const runSteps = async (context: RunContext, steps: ReadonlyArray<Step>, prefix = ""): Promise<{ results: Array<StepResult>; failed: boolean }> => {
   const results: Array<StepResult> = []
   let failed = false
   for (const step of steps) {
-    const base = { label: prefix + describeStep(step), file: step.file, line: step.line }
+    const raw = { label: prefix + describeStep(step), file: step.file, line: step.line }
     if (failed) {
-      results.push({ ...base, status: "skipped", durationMs: 0, children: [] })
+      results.push({ ...raw, status: "skipped", durationMs: 0, children: [] })
       continue
     }
+    const base = { ...raw, label: labelOf(context, raw.label) }
     const started = performance.now()
     try {
       const children = await runOne(context, step)
