@@ -75,6 +75,17 @@ const partnerGroups = Layer.mergeAll(HealthHttp, CustomersHttp, LedgerHttp, Fund
 /** Handlers of the sandbox control groups (sandbox mode only). */
 const sandboxGroups = Layer.mergeAll(SandboxHttp, SandboxPartnersHttp, SandboxRailsHttp, SandboxFundingHttp, SandboxEftHttp, SandboxKycHttp, SandboxWithdrawalsHttp)
 
+/**
+ * Idle keep-alive connections stay open 65 s: longer than clients' and load balancers' own idle time-outs, so the
+ * server is never the side that closes a connection a client is about to reuse (an ECONNRESET on the client).
+ */
+const makeNodeServer = () => {
+  const server = createServer()
+  server.keepAliveTimeout = 65_000
+  server.headersTimeout = 66_000
+  return server
+}
+
 const docsPath = "/api/v1/docs"
 const openApiPath = "/api/v1/openapi.json"
 
@@ -96,7 +107,7 @@ export const ServerLayer = Layer.unwrapEffect(Effect.gen(function*() {
     Layer.provide(HttpApiScalar.layer({ path: docsPath })),
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: openApiPath })),
     Layer.provide(apiLayer),
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))
+    Layer.provideMerge(NodeHttpServer.layer(makeNodeServer, { port: config.port, host: config.host }))
   )
 }))
 
