@@ -1,7 +1,7 @@
-import { Effect, Schema } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { Outbox, transaction } from "../src/events/Events.js"
-import { attemptsMax, batchMax, Jobs, retryDelaySeconds } from "../src/jobs/Jobs.js"
+import { attemptsMax, batchMax, Jobs, layer as jobsLayer, retryDelaySeconds } from "../src/jobs/Jobs.js"
 import { startTestApp, type TestApp } from "./support/TestApp.js"
 
 let app: TestApp
@@ -132,5 +132,27 @@ describe("jobs", () => {
     const job = await schedule("orphan", 0, "test.unhandled")
     await advance(60)
     expect(await jobRow(job.id)).toMatchObject({ status: "PENDING", attempts: 0 })
+  })
+
+  it("runs each job exactly once when two independent workers claim at the same time", async () => {
+    const counts = new Map<string, number>()
+    const labels = Array.from({ length: 30 }, (_, i) => `race-${i}`)
+    const ranPerWorker = await app.run(Effect.scoped(Effect.gen(function*() {
+      // Two Jobs instances (own registry, own in-process lock) over the same database: like two processes.
+      const workers = yield* Effect.all([Layer.build(jobsLayer), Layer.build(jobsLayer)])
+      const instances = workers.map((context) => context.unsafeMap.get(Jobs.key) as Jobs["Type"])
+      for (const jobs of instances) {
+        yield* jobs.register("test.race", Payload, ({ label }) =>
+          Effect.sync(() => counts.set(label, (counts.get(label) ?? 0) + 1)))
+      }
+      for (const label of labels) {
+        yield* instances[0]!.schedule({ kind: "test.race", partnerId, delaySeconds: 0, payload: { label } })
+      }
+      return yield* Effect.all(instances.map((jobs) => jobs.runDue), { concurrency: 2 })
+    })))
+    expect(ranPerWorker.reduce((a, b) => a + b, 0)).toBe(labels.length)
+    for (const label of labels) expect(counts.get(label), label).toBe(1)
+    const rows = await app.query<{ status: string }>("SELECT status FROM jobs WHERE kind = 'test.race'")
+    expect(rows.map((r) => r.status)).toEqual(labels.map(() => "DONE"))
   })
 })

@@ -305,12 +305,13 @@ export const layer = Layer.effect(
       }).pipe(Effect.withSpan("Kyc.submitTier2"))
 
     /** The identity rail's answer to a Tier 2 submission: magic document numbers first, else the policy's outcome. */
-    yield* jobs.register(tier2CheckJob, Tier2CheckPayload, ({ recordId, outcome }) =>
+    yield* jobs.register(tier2CheckJob, Tier2CheckPayload, ({ recordId, outcome }, job) =>
       Effect.gen(function*() {
+        // Customer first, then the record: the same lock order as submissions and reviewer decisions.
+        if (job.customerId !== null) yield* sql`SELECT id FROM customers WHERE id = ${job.customerId} FOR UPDATE`
         const row = yield* repo.lockRecord(recordId)
         // Decided meanwhile (a reviewer was faster): nothing left to do.
         if (row === undefined || row.status !== "PENDING") return
-        yield* sql`SELECT id FROM customers WHERE id = ${row.customerId} FOR UPDATE`
         const idDocument = (row.details as { idDocument?: { type?: string; number?: string } }).idDocument
         const forced = registry.forcedDocumentVerdict({ idType: idDocument?.type ?? "", idNumber: idDocument?.number ?? "" })
         const verdict = forced ?? (outcome === "success" ? { _tag: "Pass" as const } : { _tag: "Fail" as const, reason: railFailureReason })
