@@ -36,7 +36,9 @@ const success = { $gte: 200, $lt: 300 }
 
 /** Differences between a response and an (interpolated) expectation; no expectation means "any 2xx". */
 export const checkResponse = (expect: Expectation | undefined, response: HttpResponse): Array<Mismatch> => {
-  const out = match(expect?.status ?? success, response.status, { exact: false }, "status")
+  const out = expect?.status !== undefined
+    ? match(expect.status, response.status, { exact: false }, "status")
+    : match(success, response.status, { exact: false }, "status").map((m) => ({ ...m, message: `expected a 2xx status but got ${response.status}` }))
   if (expect?.body !== undefined) out.push(...match(expect.body, response.body, { exact: expect.exact ?? false }, "body"))
   for (const [name, expected] of Object.entries(expect?.headers ?? {})) {
     out.push(...match(expected, response.headers[name.toLowerCase()], { exact: false }, `headers.${name}`))
