@@ -30,9 +30,20 @@ export interface AppConfigShape {
 
 export class AppConfig extends Context.Tag("AppConfig")<AppConfig, AppConfigShape>() {}
 
-const port = Config.integer("PORT").pipe(
-  Config.withDefault(8080),
-  Config.validate({ message: "must be an integer from 0 to 65535", validation: (n) => n >= 0 && n <= 65535 })
+/**
+ * `Config.validate` and a bare `InvalidData([])` lose the variable's name (the message would read
+ * "Invalid configuration: must be ..."); every check here names its variable.
+ */
+const invalid = (name: string, message: string) => ConfigError.InvalidData([name], message)
+
+const checked = <A>(name: string, config: Config.Config<A>, message: string, validation: (value: A) => boolean) =>
+  Config.mapOrFail(config, (value) => validation(value) ? Either.right(value) : Either.left(invalid(name, message)))
+
+const port = checked(
+  "PORT",
+  Config.integer("PORT").pipe(Config.withDefault(8080)),
+  "must be an integer from 0 to 65535",
+  (n) => n >= 0 && n <= 65535
 )
 
 const logLevel = Config.string("LOG_LEVEL").pipe(
@@ -42,15 +53,12 @@ const logLevel = Config.string("LOG_LEVEL").pipe(
     const found = LogLevel.allLevels.find((level) => level.label.toLowerCase() === wanted || level._tag.toLowerCase() === wanted)
     return found
       ? Either.right(found)
-      : Either.left(ConfigError.InvalidData([], `must be one of ${LogLevel.allLevels.map((l) => l._tag.toLowerCase()).join(", ")}, got "${raw}"`))
+      : Either.left(invalid("LOG_LEVEL", `must be one of ${LogLevel.allLevels.map((l) => l._tag.toLowerCase()).join(", ")}, got "${raw}"`))
   })
 )
 
 const positive = (name: string, fallback: number) =>
-  Config.integer(name).pipe(
-    Config.withDefault(fallback),
-    Config.validate({ message: "must be a positive integer", validation: (n) => n > 0 })
-  )
+  checked(name, Config.integer(name).pipe(Config.withDefault(fallback)), "must be a positive integer", (n) => n > 0)
 
 const optionalRedacted = (name: string) =>
   Config.option(Config.redacted(name)).pipe(
@@ -63,18 +71,18 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
   port,
   host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
   dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./data")),
-  databaseUrl: optionalRedacted("DATABASE_URL").pipe(
-    Config.validate({
-      message: "must be a postgres:// or postgresql:// URL",
-      validation: (url) => Option.isNone(url) || /^postgres(ql)?:\/\//.test(Redacted.value(url.value))
-    })
+  databaseUrl: checked(
+    "DATABASE_URL",
+    optionalRedacted("DATABASE_URL"),
+    "must be a postgres:// or postgresql:// URL",
+    (url) => Option.isNone(url) || /^postgres(ql)?:\/\//.test(Redacted.value(url.value))
   ),
   mode: Config.literal("sandbox", "production")("SERVICE_MODE").pipe(Config.withDefault("sandbox" as const)),
-  encryptionKey: optionalRedacted("ENCRYPTION_KEY").pipe(
-    Config.validate({
-      message: "must be 32 bytes, as 64 hex characters or base64",
-      validation: (key) => Option.isNone(key) || isValidKey(Redacted.value(key.value))
-    })
+  encryptionKey: checked(
+    "ENCRYPTION_KEY",
+    optionalRedacted("ENCRYPTION_KEY"),
+    "must be 32 bytes, as 64 hex characters or base64",
+    (key) => Option.isNone(key) || isValidKey(Redacted.value(key.value))
   ),
   logLevel,
   maxJsonBodyBytes: positive("MAX_JSON_BODY_BYTES", 1024 * 1024),
@@ -85,7 +93,7 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
     Config.withDefault(""),
     Config.mapOrFail((text) => {
       const parsed = parseWithdrawalFees(text)
-      return parsed.ok ? Either.right(parsed.table) : Either.left(ConfigError.InvalidData([], parsed.message))
+      return parsed.ok ? Either.right(parsed.table) : Either.left(invalid("WITHDRAWAL_FEES", parsed.message))
     })
   )
 }).pipe(
