@@ -25,29 +25,11 @@ import {
 } from "./Api.js"
 import { Documents } from "./Documents.js"
 import * as KycRepo from "./KycRepo.js"
-import { eligibility, nextRequired, remainingAfter, tier1Verdict } from "./KycRules.js"
+import { eligibility, remainingAfter, tier1Verdict } from "./KycRules.js"
+import { summarise, toRecord, toReverification } from "./KycViews.js"
 
 type Level = 1 | 2 | 3
 type SubmissionError = CustomerForbidden | KycTierAlreadyApproved | KycTierAwaitingDecision | KycPreviousTierNotApproved
-
-export const toRecord = (row: KycRepo.KycRecordRow): KycRecord => ({
-  id: row.id,
-  customerId: row.customerId,
-  level: Number(row.level),
-  status: row.status,
-  idType: row.idType,
-  rejectionReason: row.rejectionReason,
-  createdAt: row.createdAt
-})
-
-const toReverification = (row: KycRepo.ReverificationRow): Reverification => ({
-  id: row.id,
-  items: row.items,
-  outstanding: row.outstanding,
-  message: row.message,
-  status: row.status,
-  createdAt: row.createdAt
-})
 
 /** Keeps the last four digits: enough for a reviewer to recognise a number, not enough to reuse it. */
 const mask = (value: string) => `${"*".repeat(Math.max(0, value.length - 4))}${value.slice(-4)}`
@@ -369,22 +351,7 @@ export const layer = Layer.effect(
           rows: repo.listRecords(customer.id),
           open: repo.openReverification(customer.id, false)
         })).pipe(Effect.orDie)
-        const tier = (level: Level) => {
-          const latest = rows.find((row) => Number(row.level) === level)
-          return latest === undefined
-            ? { status: "NOT_STARTED" as const, updatedAt: null, rejectionReason: null }
-            : { status: latest.status, updatedAt: latest.updatedAt, rejectionReason: latest.rejectionReason }
-        }
-        const tiers = { "1": tier(1), "2": tier(2), "3": tier(3) }
-        const statuses = { 1: tiers["1"].status, 2: tiers["2"].status, 3: tiers["3"].status }
-        const approved = ([3, 2, 1] as const).find((level) => statuses[level] === "APPROVED")
-        return {
-          currentTier: approved ?? 0,
-          tiers,
-          nextRequired: nextRequired(statuses, open?.outstanding ?? []),
-          reverification: open === undefined ? null : toReverification(open),
-          records: rows.map(toRecord)
-        }
+        return summarise(rows, open)
       })
 
     const requestReverification = (
