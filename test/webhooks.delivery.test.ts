@@ -216,11 +216,11 @@ describe("claims", () => {
       )
     }
   }
-  const claim = (now: Date, limit: number, perPartnerMax: number) =>
+  const claim = (now: Date, limit: number, perPartnerMax: number, excludedPartners: ReadonlyArray<string> = []) =>
     Effect.flatMap(WebhooksRepo.make, (repo) =>
-      repo.claimDue({ now, limit, perPartnerMax, leaseToken: NodeCrypto.randomUUID(), leaseSeconds: 120 }))
+      repo.claimDue({ now, limit, perPartnerMax, excludedPartners, leaseToken: NodeCrypto.randomUUID(), leaseSeconds: 120 }))
 
-  it("concurrent claimers never take the same delivery, and a partner gets at most its share in flight", async () => {
+  it("concurrent claimers never take the same delivery; a claim takes at most a partner's share and skips full partners", async () => {
     const target = await receiver(() => 200)
     const a = await fresh.newPartner()
     const b = await fresh.newPartner()
@@ -241,7 +241,10 @@ describe("claims", () => {
     await queueDue(b.partnerId, 6, tomorrow)
     const first = await fresh.run(claim(later, 100, 4))
     expect(first.map((row) => row.partnerId)).toEqual([b.partnerId, b.partnerId, b.partnerId, b.partnerId])
-    expect(await fresh.run(claim(later, 100, 4))).toHaveLength(0)
+    expect(await fresh.run(claim(later, 100, 4, [b.partnerId]))).toHaveLength(0)
+    const rest = await fresh.run(claim(later, 100, 4))
+    expect(rest).toHaveLength(2)
+    expect(new Set([...first, ...rest].map((row) => row.eventId)).size).toBe(6)
     // The claim carries what the attempt needs: the URL and the sealed secret, never a plaintext one.
     expect(first[0]!.url).toBe(target.url)
     const secrets = await fresh.query<{ secretCiphertext: Uint8Array }>("SELECT secret_ciphertext FROM webhook_configs WHERE partner_id = $1", [b.partnerId])

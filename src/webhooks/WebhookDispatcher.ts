@@ -8,7 +8,7 @@ import * as WebhooksRepo from "./WebhooksRepo.js"
 
 /** Attempts in flight in this process, over all partners. */
 export const concurrencyMax = 32
-/** Attempts in flight per partner, over all processes sharing the database: a slow endpoint holds only these. */
+/** Attempts in flight per partner in this process: a slow or dead endpoint holds only these. */
 export const perPartnerMax = 4
 /** Longest sleep between looks at the table: picks up leases left by a crashed process and other processes' work. */
 const pollMs = 5_000
@@ -33,6 +33,12 @@ export const layer = Layer.scopedDiscard(Effect.gen(function*() {
   const ids = yield* Ids
   const sender = yield* WebhookSender
   const running = yield* Ref.make(0)
+  const perPartner = new Map<string, number>()
+  const adjust = (partnerId: string, delta: number) => {
+    const next = (perPartner.get(partnerId) ?? 0) + delta
+    if (next <= 0) perPartner.delete(partnerId)
+    else perPartner.set(partnerId, next)
+  }
   const inFlight = yield* FiberSet.make<void>()
   const claimLock = yield* Effect.makeSemaphore(1)
 
@@ -42,23 +48,38 @@ export const layer = Layer.scopedDiscard(Effect.gen(function*() {
       Effect.catchAllCause((cause) =>
         Effect.logError("webhook attempt failed unexpectedly", cause).pipe(Effect.annotateLogs({ eventId: claimed.eventId }))
       ),
-      Effect.ensuring(Effect.zipRight(Ref.update(running, (n) => n - 1), sender.wake))
+      Effect.ensuring(
+        Effect.sync(() => adjust(claimed.partnerId, -1)).pipe(Effect.zipRight(Ref.update(running, (n) => n - 1)), Effect.zipRight(sender.wake))
+      )
     )
 
   /** Claims as many due deliveries as there is room for and starts their attempts; returns how many started. */
   const startDue = claimLock.withPermits(1)(Effect.gen(function*() {
     const free = concurrencyMax - (yield* Ref.get(running))
     if (free <= 0) return 0
+    const leaseToken = yield* ids.uuid
     const claimed = yield* repo.claimDue({
       now: yield* clock.now,
       limit: free,
       perPartnerMax,
-      leaseToken: yield* ids.uuid,
+      excludedPartners: [...perPartner].filter(([, n]) => n >= perPartnerMax).map(([partnerId]) => partnerId),
+      leaseToken,
       leaseSeconds: sender.leaseSeconds
     })
-    yield* Ref.update(running, (n) => n + claimed.length)
-    for (const delivery of claimed) yield* FiberSet.run(inFlight, runAttempt(delivery))
-    return claimed.length
+    const surplus: Array<string> = []
+    let started = 0
+    for (const delivery of claimed) {
+      if ((perPartner.get(delivery.partnerId) ?? 0) >= perPartnerMax) {
+        surplus.push(delivery.eventId)
+        continue
+      }
+      adjust(delivery.partnerId, 1)
+      yield* Ref.update(running, (n) => n + 1)
+      yield* FiberSet.run(inFlight, runAttempt(delivery))
+      started++
+    }
+    yield* repo.release(surplus, leaseToken)
+    return started
   })).pipe(
     Effect.catchTag("SqlError", (error) => Effect.as(Effect.logError("claiming webhook deliveries failed", error), 0)),
     Effect.provideService(SqlClient.SqlClient, sql)

@@ -89,31 +89,35 @@ export const make = Effect.gen(function*() {
         RETURNING ${claimedColumns}`.pipe(Effect.map((rows) => rows[0])),
 
     /**
-     * Claims due deliveries: at most `limit` in all and at most `perPartnerMax` in flight per partner (counting
-     * leases held by every process), oldest due first. Rows locked by another claimer are skipped, and a claimed
-     * row is leased (in database time, which measures real elapsed time) until its attempt has surely ended.
+     * Claims due deliveries, oldest due first: at most `limit`, at most `perPartnerMax` of one partner, none of the
+     * `excludedPartners` (those already at their limit in this process). Only the first `scanMax` due rows are
+     * looked at, through the due index, so a claim costs the same however long the backlog; a partner whose
+     * backlog fills that window is excluded once its slots are full, which lets the next claim reach the others.
+     * Rows locked by another claimer are skipped, and a claimed row is leased (in database time, which measures
+     * real elapsed time) until its attempt has surely ended.
      */
     claimDue: (args: {
       readonly now: Date
       readonly limit: number
       readonly perPartnerMax: number
+      readonly excludedPartners: ReadonlyArray<string>
       readonly leaseToken: string
       readonly leaseSeconds: number
     }) =>
       sql<ClaimedDelivery>`
-        WITH busy AS (
-          SELECT partner_id, count(*) AS in_flight FROM webhook_deliveries
-          WHERE status = 'PENDING' AND lease_until > now() GROUP BY partner_id
-        ), ranked AS (
-          SELECT d.event_id, d.next_attempt_at, d.seq,
-                 row_number() OVER (PARTITION BY d.partner_id ORDER BY d.next_attempt_at, d.seq)
-                   + coalesce(b.in_flight, 0) AS slot
-          FROM webhook_deliveries d LEFT JOIN busy b ON b.partner_id = d.partner_id
-          WHERE d.status = 'PENDING' AND d.next_attempt_at <= ${args.now}
-            AND (d.lease_until IS NULL OR d.lease_until <= now())
+        WITH candidates AS (
+          SELECT event_id, partner_id, next_attempt_at, seq FROM webhook_deliveries
+          WHERE status = 'PENDING' AND next_attempt_at <= ${args.now}
+            AND (lease_until IS NULL OR lease_until <= now())
+            ${args.excludedPartners.length === 0 ? sql`` : sql`AND partner_id NOT IN ${sql.in(args.excludedPartners)}`}
+          ORDER BY next_attempt_at, seq LIMIT ${Math.max(args.limit * 4, 64)}
         ), picked AS (
-          SELECT event_id FROM ranked WHERE slot <= ${args.perPartnerMax}
-          ORDER BY next_attempt_at, seq LIMIT ${args.limit}
+          SELECT event_id FROM (
+            SELECT event_id, next_attempt_at, seq,
+                   row_number() OVER (PARTITION BY partner_id ORDER BY next_attempt_at, seq) AS rank
+            FROM candidates
+          ) ranked
+          WHERE rank <= ${args.perPartnerMax} ORDER BY next_attempt_at, seq LIMIT ${args.limit}
         ), locked AS (
           SELECT event_id FROM webhook_deliveries
           WHERE event_id IN (SELECT event_id FROM picked)
@@ -126,6 +130,12 @@ export const make = Effect.gen(function*() {
         FROM locked, events e, webhook_configs c
         WHERE d.event_id = locked.event_id AND e.id = d.event_id AND c.partner_id = d.partner_id
         RETURNING ${claimedColumns}`,
+
+    /** Gives claimed deliveries back untouched (more than a partner's free slots were claimed). */
+    release: (eventIds: ReadonlyArray<string>, leaseToken: string) =>
+      eventIds.length === 0 ? Effect.void : sql`
+        UPDATE webhook_deliveries SET lease_until = NULL, lease_token = NULL
+        WHERE event_id IN ${sql.in(eventIds)} AND lease_token = ${leaseToken}`.pipe(Effect.asVoid),
 
     /** Records an attempt, only while the lease is still this claimer's (a replay or a re-claim voids it). */
     recordAttempt: (record: AttemptRecord) =>
