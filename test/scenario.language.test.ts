@@ -90,6 +90,13 @@ describe("interpolation", () => {
     expect(scope.interpolate("cost: $${n}")).toBe("cost: ${n}")
   })
 
+  it("adds or subtracts a constant to a number (clock offsets after an advance)", () => {
+    expect(scope.interpolate("${n + 7200}")).toBe(7203)
+    expect(scope.interpolate("${n - 1}")).toBe(2)
+    expect(scope.interpolate("offset ${n+1}")).toBe("offset 4")
+    expect(() => scope.interpolate("${id + 1}")).toThrow(/id is not a number/)
+  })
+
   it("fails on unknown names and absent paths, naming what is known", () => {
     expect(() => scope.interpolate("${nope}")).toThrow(InterpolationError)
     expect(() => scope.interpolate("${nope}")).toThrow(/unknown variable \$\{nope\}; known: customer, id, n/)

@@ -1,7 +1,8 @@
 /**
  * `${name}` in scenario values. A string that is exactly one `${...}` keeps the type of the value (a number
  * stays a number, an object stays an object); inside a longer string the value is rendered as text. Names may
- * reach into saved values with a path (`${customer.id}`, `${page.items[0].id}`). `$${` writes a literal `${`.
+ * reach into saved values with a path (`${customer.id}`, `${page.items[0].id}`) and add or subtract a constant
+ * (`${start + 7200}`). `$${` writes a literal `${`.
  */
 export class InterpolationError extends Error {}
 
@@ -19,6 +20,8 @@ export const lookup = (root: unknown, path: string): unknown => {
 }
 
 const whole = /^\$\{([^}]+)\}$/
+/** `${name + 3600}` or `${name - 1}`: a number plus or minus a constant, e.g. a clock offset after an advance. */
+const arithmetic = /^\s*([^+\s-][^+]*?)\s*([+-])\s*(\d+(?:\.\d+)?)\s*$/
 const anywhere = /\$\$\{|\$\{([^}]+)\}/g
 
 export class Scope {
@@ -43,6 +46,14 @@ export class Scope {
   }
 
   resolve(expression: string): unknown {
+    const sum = arithmetic.exec(expression)
+    if (sum !== null) {
+      const base = this.resolve(sum[1]!)
+      const value = typeof base === "number" ? base : typeof base === "string" && base.trim() !== "" ? Number(base) : Number.NaN
+      if (!Number.isFinite(value)) throw new InterpolationError(`\${${expression}}: ${sum[1]!.trim()} is not a number (${JSON.stringify(base)})`)
+      const operand = Number(sum[3])
+      return sum[2] === "+" ? value + operand : value - operand
+    }
     const [head, ...rest] = segmentsOf(expression.trim())
     if (head === undefined || !this.values.has(String(head))) {
       throw new InterpolationError(`unknown variable \${${expression}}; known: ${[...this.values.keys()].sort().join(", ")}`)
