@@ -57,6 +57,11 @@ interface Rejection {
   readonly headers?: Record<string, string> | undefined
 }
 
+/** Sets the text `request.text` answers (the platform's Node request caches it in `textEffect`). */
+const cacheText = (request: HttpServerRequest.HttpServerRequest, text: string) => {
+  ;(request as { textEffect?: Effect.Effect<string> }).textEffect = Effect.succeed(text)
+}
+
 /**
  * Reads a body sent without content-length (chunked) up to `max` bytes. The platform's bounded reader destroys the
  * request stream, and with it the socket, when the limit is passed, so the client would see a reset instead of
@@ -87,7 +92,7 @@ const readStreamed = (request: HttpServerRequest.HttpServerRequest, max: number)
     }
     const onEnd = () => {
       const text = Buffer.concat(chunks).toString("utf8")
-      ;(request as { textEffect?: Effect.Effect<string> }).textEffect = Effect.succeed(text)
+      cacheText(request, text)
       settle(Either.right(text))
     }
     const onError = () => settle(Either.left("unreadable"))
@@ -126,7 +131,11 @@ const precheckBody = (request: HttpServerRequest.HttpServerRequest, maxJsonBodyB
           : { status: 400, message: "Could not read the request body" }
       )
     }
-    if (text.right.trim() === "") return Option.none()
+    if (text.right.trim() === "") {
+      // A whitespace-only body counts as an empty one (JSON.parse would fail on it later, logged as a defect).
+      cacheText(request, "")
+      return Option.none()
+    }
     try {
       JSON.parse(text.right)
       return Option.none()
