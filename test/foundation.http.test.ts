@@ -248,6 +248,15 @@ describe("POST /partner/v1/customers", () => {
     expectError(withoutType, 400, "BAD_REQUEST", "/partner/v1/customers")
   })
 
+  it("answers 400 in the envelope to a whitespace-only JSON body", async () => {
+    for (const rawBody of ["   ", "\n\t "]) {
+      const reply = await unchanged(() =>
+        app.request("POST", "/partner/v1/customers", { apiKey, rawBody, headers: { "content-type": "application/json" } })
+      )
+      expectError(reply, 400, "BAD_REQUEST", "/partner/v1/customers")
+    }
+  })
+
   it("answers 409 CUSTOMER_ALREADY_EXISTS to a duplicate email for the same partner, case-insensitively", async () => {
     const email = `dup.${NodeCrypto.randomBytes(4).toString("hex")}@example.com`
     expectSuccess(await createCustomer(apiKey, { email }), 201)
@@ -828,6 +837,11 @@ describe("sandbox control API", () => {
     expect(emitted.body.data).toHaveLength(1)
   })
 
+  it("POST /sandbox/partners ignores an x-api-key header, even an unknown one", async () => {
+    const reply = await app.request("POST", "/sandbox/partners", { apiKey: "sk_sandbox_bogus", body: {} })
+    expectSuccess(reply, 201)
+  })
+
   it("POST /sandbox/partners honours kybStatus and name, and gives every partner a distinct key", async () => {
     const a = await app.request("POST", "/sandbox/partners", { body: { kybStatus: "PENDING", name: "Acme Ltd" } })
     expectSuccess(a, 201)
@@ -880,7 +894,7 @@ describe("sandbox control API", () => {
   for (const seconds of badSeconds) {
     it(`POST /sandbox/clock/advance rejects seconds=${JSON.stringify(seconds)} with 400 and does not move the clock`, async () => {
       const before = await app.request("GET", "/sandbox/clock", { apiKey })
-      const reply = await app.request("POST", "/sandbox/clock/advance", { apiKey, body: { seconds } })
+      const reply = await unchanged(() => app.request("POST", "/sandbox/clock/advance", { apiKey, body: { seconds } }))
       expectError(reply, 400, "BAD_REQUEST", "/sandbox/clock/advance")
       expect(reply.body.message).toContain("seconds")
       const after = await app.request("GET", "/sandbox/clock", { apiKey })
