@@ -234,6 +234,12 @@ describe("claims", () => {
     await queueDue(a.partnerId, 12, tomorrow)
     const batches = await fresh.run(Effect.all(Array.from({ length: 4 }, () => claim(later, 3, 100)), { concurrency: "unbounded" }))
     const claimed = batches.flat().map((row) => row.eventId)
+    // Concurrent claimers may come back short (a row another one has locked is skipped), never overlapping.
+    expect(claimed.length).toBeGreaterThan(0)
+    expect(new Set(claimed).size).toBe(claimed.length)
+    for (let round = 0; round < 12 && claimed.length < 12; round++) {
+      claimed.push(...(await fresh.run(claim(later, 3, 100))).map((row) => row.eventId))
+    }
     expect(claimed).toHaveLength(12)
     expect(new Set(claimed).size).toBe(12)
     expect(await fresh.run(claim(later, 100, 100))).toHaveLength(0)
