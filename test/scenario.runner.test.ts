@@ -10,7 +10,8 @@ const fixture = (name: string) => `test/fixtures/scenarios/${name}`
 
 let app: TestApp
 beforeAll(async () => {
-  app = await startTestApp()
+  // a short answer time-out so that the "hang" receiver costs a second, not ten
+  app = await startTestApp({ config: { webhookTimeoutMs: 1_000 } })
 })
 afterAll(() => app?.close())
 
@@ -51,6 +52,27 @@ describe("scenario runner against a running service", () => {
     expect(output, output).toContain("✓ Includes and repeats")
     expect(summary.exitCode).toBe(0)
     expect(summary.results[0]?.variables.last).toBe(summary.results[0]?.variables.customerId)
+  })
+
+  it("drives the webhook receiver: a hung answer is cut off by the service and the retry is delivered, signed", async () => {
+    const { summary, output } = await run([fixture("webhook-hang.yaml")])
+    expect(summary.exitCode, output).toBe(0)
+    expect(summary.totals.steps).toEqual({ passed: 11, failed: 0, skipped: 0 })
+  })
+
+  it("fails a webhook expectation with the answers the receiver gave", async () => {
+    const dir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "hooks-"))
+    const file = NodePath.join(dir, "hooks.yaml")
+    NodeFs.writeFileSync(file, [
+      "name: Too many webhooks expected",
+      "description: The test event arrives once, not twice.",
+      "steps:",
+      "  - webhook: { register: true }",
+      "  - expectWebhooks: { type: webhook.test, count: 2, timeout: 300ms }"
+    ].join("\n"))
+    const { summary, output } = await run([file])
+    expect(summary.exitCode).toBe(1)
+    expect(output).toContain("count: expected 2 but got 1 (answers given: 200)")
   })
 
   it("stops at an invalid file before any step runs, naming file and line", async () => {
