@@ -1,6 +1,8 @@
 import * as NodeCrypto from "node:crypto"
 import * as NodeHttp from "node:http"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { Partners } from "../src/partners/Partners.js"
 import { customerBody, startTestApp, type Reply, type TestApp } from "./support/TestApp.js"
 
 /**
@@ -1060,6 +1062,18 @@ describe("production mode", () => {
     const reply = await prod.request("GET", "/health")
     expect(reply.status).toBe(200)
     expect(reply.body).toEqual({ success: true, data: { status: "ok", mode: "production" } })
+  })
+
+  it("partner routes serve an approved partner with a live key", async () => {
+    const created = await prod.run(
+      Effect.flatMap(Partners, (partners) => partners.create({ name: "Live Partner", kybStatus: "APPROVED" }))
+    )
+    expect(created.apiKey).toMatch(/^sk_live_/)
+    const reply = await prod.request("POST", "/partner/v1/customers", { apiKey: created.apiKey, body: customerBody() })
+    expectSuccess(reply, 201)
+    expectCustomer(reply.body.data)
+    const read = await prod.request("GET", `/partner/v1/customers/${reply.body.data.id}`, { apiKey: created.apiKey })
+    expect(read.body).toEqual(reply.body)
   })
 
   it("partner routes still require a key", async () => {
