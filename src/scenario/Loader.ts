@@ -1,7 +1,7 @@
 import { Either, ParseResult, Schema } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import { isMap, isSeq, LineCounter, parseDocument, type Document } from "yaml"
+import { LineCounter, parseDocument, type Document } from "yaml"
 import { FixtureHeader, type Scenario, ScenarioHeader, type Step, type StepKind, stepKindNames, stepKinds } from "./Language.js"
 
 /**
@@ -55,7 +55,7 @@ const parseFile = (file: string): ParsedFile => {
   return { file, raw: doc.toJS(), doc, lines }
 }
 
-/** Line and column of the node at `path`, or of its nearest existing ancestor. */
+/** Line and column of the node at `path`, or of its nearest existing ancestor (a missing key: the mapping that lacks it). */
 const locate = (parsed: ParsedFile, path: Path): { line: number; column: number } => {
   for (let length = path.length; length >= 0; length--) {
     const segments = path.slice(0, length).map((s) => (typeof s === "number" ? s : String(s)))
@@ -65,8 +65,6 @@ const locate = (parsed: ParsedFile, path: Path): { line: number; column: number 
       const pos = parsed.lines.linePos(range[0])
       return { line: pos.line, column: pos.col }
     }
-    // a key pair whose value is missing: point at the mapping that lacks it
-    if (length > 0 && (isMap(node) || isSeq(node))) continue
   }
   return { line: 1, column: 1 }
 }

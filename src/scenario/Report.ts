@@ -54,8 +54,8 @@ const formatSteps = (steps: ReadonlyArray<StepResult>, p: Paint, baseUrl: string
     const mark = step.status === "passed" ? p.green("✓") : step.status === "failed" ? p.red("✗") : p.dim("-")
     const time = step.status === "skipped" ? p.dim("skipped") : p.dim(formatDurationMs(step.durationMs))
     lines.push(`${pad}${mark} ${step.status === "skipped" ? p.dim(step.label) : step.label} ${time}`)
-    // the inside of a repeat or include is shown only when it failed
-    if (step.status === "failed" && step.children.length > 0) lines.push(...formatSteps(step.children.filter((c) => c.status !== "passed" || depth < 1).slice(-20), p, baseUrl, depth + 1))
+    // the inside of a repeat or include is shown only when it failed, up to its last 20 steps
+    if (step.status === "failed" && step.children.length > 0) lines.push(...formatSteps(step.children.slice(-20), p, baseUrl, depth + 1))
     if (step.status === "failed") lines.push(...failureDetails(step, baseUrl).map((line) => `${pad}    ${p.red("│")} ${line}`))
   }
   return lines
