@@ -45,6 +45,11 @@ export const layer = Layer.scopedDiscard(Effect.gen(function*() {
   const runAttempt = (claimed: WebhooksRepo.ClaimedDelivery) =>
     sender.attempt(claimed).pipe(
       Effect.asVoid,
+      // Shutting down mid-attempt: give the row back now rather than when its lease runs out, so that the next
+      // start (or another process) sends it without waiting; its result was not recorded, so it is not counted.
+      Effect.onInterrupt(() =>
+        Effect.ignore(repo.release([claimed.eventId], claimed.leaseToken))
+      ),
       Effect.catchAllCause((cause) =>
         Effect.logError("webhook attempt failed unexpectedly", cause).pipe(Effect.annotateLogs({ eventId: claimed.eventId }))
       ),
