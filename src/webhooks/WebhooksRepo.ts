@@ -148,7 +148,7 @@ export const make = Effect.gen(function*() {
         WHERE event_id = ${record.eventId} AND lease_token = ${record.leaseToken}
         RETURNING ${sql.unsafe(deliveryColumns)}`.pipe(Effect.map((rows) => rows[0])),
 
-    /** When the next delivery falls due (leased rows count from their lease end, in service time terms `now`). */
+    /** The earliest due time of a pending delivery not in flight (rows of a crashed process come back via the poll). */
     nextDueAt: sql<{ nextAt: Date | null }>`
       SELECT min(next_attempt_at) AS next_at FROM webhook_deliveries
       WHERE status = 'PENDING' AND (lease_until IS NULL OR lease_until <= now())`.pipe(
