@@ -839,6 +839,12 @@ describe("sandbox control API", () => {
     expect(emitted.body.data).toHaveLength(1)
   })
 
+  it("POST /sandbox/partners with no body at all creates an APPROVED partner", async () => {
+    const reply = await app.request("POST", "/sandbox/partners")
+    expectSuccess(reply, 201)
+    expect(reply.body.data).toMatchObject({ kybStatus: "APPROVED", name: "Sandbox Partner" })
+  })
+
   it("POST /sandbox/partners ignores an x-api-key header, even an unknown one", async () => {
     const reply = await app.request("POST", "/sandbox/partners", { apiKey: "sk_sandbox_bogus", body: {} })
     expectSuccess(reply, 201)

@@ -63,7 +63,7 @@ export const EventFilter = Schema.Struct({
 export class SandboxPartnersApi extends HttpApiGroup.make("sandboxPartners")
   .add(
     HttpApiEndpoint.post("create", "/partners")
-      .setPayload(CreatePartner)
+      .setPayload(Schema.NullOr(CreatePartner).annotations({ description: "Optional: an empty body creates an APPROVED partner" }))
       .addSuccess(Envelope(CreatedPartner), { status: 201 })
       .addError(BadRequest)
   )

@@ -20,7 +20,7 @@ export const SandboxPartnersHttp = HttpApiBuilder.group(Api, "sandboxPartners", 
   Effect.map(Partners, (partners) =>
     handlers.handle("create", ({ payload }) =>
       Effect.map(
-        partners.create({ name: payload.name ?? "Sandbox Partner", kybStatus: payload.kybStatus ?? "APPROVED" }),
+        partners.create({ name: payload?.name ?? "Sandbox Partner", kybStatus: payload?.kybStatus ?? "APPROVED" }),
         ({ apiKey, partner }) => ({ partnerId: partner.id, name: partner.name, apiKey, kybStatus: partner.kybStatus })
       ))))
 
