@@ -126,6 +126,7 @@ describe("GET /customers/{id}/withdraw/quote", () => {
       expect(refused.status, country).toBe(400)
       expect(refused.body.code).toBe("WITHDRAWAL_BELOW_MINIMUM")
       expect(minimumIn(refused.body.message)).toBe(minimum)
+      expect(refused.body.details).toEqual({ minimumAmount: Number(minimum), currency: refused.body.details.currency })
       const works = await quote(p, id, minimum)
       expect(works.status, country).toBe(200)
       expect(works.body.data.amount).toBe(receipt)

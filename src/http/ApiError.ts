@@ -34,9 +34,14 @@ export const ErrorBody = Schema.Struct({
   message: Schema.String,
   error: Schema.String,
   timestamp: Schema.String,
-  path: Schema.String
+  path: Schema.String,
+  /** Machine-readable facts of some refusals (e.g. the minimum amount); documented with each code. */
+  details: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
 })
 export type ErrorBody = typeof ErrorBody.Type
+
+/** The optional `details` field of an error class. */
+export const detailsField = <F extends Schema.Struct.Fields>(fields: F) => ({ details: Schema.Struct(fields) })
 
 export class BadRequest extends Schema.TaggedError<BadRequest>()(
   "BadRequest",

@@ -77,6 +77,7 @@ export const errorBody = (options: {
   readonly error?: string | undefined
   readonly path: string
   readonly timestamp: Date
+  readonly details?: Record<string, unknown> | undefined
 }): ErrorBody => {
   const defaults = statusDefaults[options.status] ?? statusDefaults[options.status >= 500 ? 500 : 400]!
   return {
@@ -86,7 +87,8 @@ export const errorBody = (options: {
     message: options.message ?? defaults.message,
     error: options.error ?? defaults.error,
     timestamp: options.timestamp.toISOString(),
-    path: options.path
+    path: options.path,
+    ...(options.details !== undefined ? { details: options.details } : {})
   }
 }
 
@@ -103,6 +105,7 @@ export const normalizeError = (
   let code: string | undefined
   let message: string | undefined
   let error: string | undefined
+  let details: Record<string, unknown> | undefined
   if (parsed?._tag === "HttpApiDecodeError" && Array.isArray(parsed.issues)) {
     const issues = parsed.issues as ReadonlyArray<DecodeIssue>
     code = "BAD_REQUEST"
@@ -112,7 +115,8 @@ export const normalizeError = (
     code = parsed.code
     message = parsed.message
     error = typeof parsed.error === "string" ? parsed.error : typeof parsed._tag === "string" ? parsed._tag : undefined
+    if (typeof parsed.details === "object" && parsed.details !== null) details = parsed.details as Record<string, unknown>
   }
-  const body = errorBody({ status: response.status, code, message, error, path: context.path, timestamp: context.timestamp })
+  const body = errorBody({ status: response.status, code, message, error, details, path: context.path, timestamp: context.timestamp })
   return HttpServerResponse.unsafeJson(body, { status: response.status, headers: response.headers })
 }

@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
 import { CustomerIdPath } from "../customers/Api.js"
-import { BadRequest, CustomerForbidden, envelopeFields, InvalidCursor, NotFound, status } from "../http/ApiError.js"
+import { BadRequest, CustomerForbidden, envelopeFields, InvalidCursor, NotFound, status, detailsField } from "../http/ApiError.js"
 import { PartnerAuth, SandboxAuth } from "../http/Auth.js"
 import { Envelope, PageEnvelope } from "../http/Envelope.js"
 import { PageParams } from "../http/Pagination.js"
@@ -72,7 +72,10 @@ export const FailBody = Schema.Struct({
 
 export class WithdrawalBelowMinimum extends Schema.TaggedError<WithdrawalBelowMinimum>()(
   "WithdrawalBelowMinimum",
-  { ...envelopeFields("WithdrawalBelowMinimum", 400, "WITHDRAWAL_BELOW_MINIMUM") },
+  {
+    ...envelopeFields("WithdrawalBelowMinimum", 400, "WITHDRAWAL_BELOW_MINIMUM"),
+    ...detailsField({ minimumAmount: Schema.Number, currency: Schema.String })
+  },
   status(400)
 ) {}
 

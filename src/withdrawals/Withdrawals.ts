@@ -130,7 +130,8 @@ export const layer = Layer.effect(
           return yield* new WithdrawalBelowMinimum({
             message: `amount: ${currency} ${toDecimalString(currency, parsed.minor)} is below the minimum withdrawal; the bank ` +
               `must receive at least ${currency} ${toDecimalString(currency, schedule.minimumReceipt)} after the fee ` +
-              `(${describeFee(currency, schedule)}). The smallest amount that works is ${currency} ${minimum}`
+              `(${describeFee(currency, schedule)}). The smallest amount that works is ${currency} ${minimum}`,
+            details: { minimumAmount: toNumber(currency, minimumRequest(schedule)), currency }
           })
         }
         return { currency, schedule, split }
