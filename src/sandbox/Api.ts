@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { BadRequest, InvalidCursor } from "../http/ApiError.js"
 import { SandboxAuth } from "../http/Auth.js"
@@ -89,6 +89,15 @@ export class SandboxApi extends HttpApiGroup.make("sandbox")
       .setUrlParams(EventFilter)
       .addSuccess(PageEnvelope(Event))
       .addError(InvalidCursor)
+  )
+  .add(
+    HttpApiEndpoint.get("eventsStream", "/events/stream")
+      .setUrlParams(Schema.Struct({ customerId: EventFilter.fields.customerId, type: EventFilter.fields.type }))
+      .addSuccess(HttpApiSchema.Text({ contentType: "text/event-stream" }).annotations({
+        description: "Server-sent events: every new event of the partner as `id: <sequence>`, `event: <type>`, " +
+          "`data: { id, type, createdAt, customerId, data }`; a `Last-Event-ID` header replays what came after it; " +
+          "`: heartbeat` comments every 15 seconds."
+      }))
   )
   .middleware(SandboxAuth)
   .prefix("/sandbox")

@@ -1,11 +1,12 @@
-import { HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Deferred, Effect, PubSub, Schedule, Stream } from "effect"
 import { Api } from "../Api.js"
 import { ServiceClock } from "../clock/ServiceClock.js"
-import { Outbox } from "../events/Events.js"
+import { EventBus, Outbox, type StoredEvent } from "../events/Events.js"
 import { BadRequest } from "../http/ApiError.js"
 import { CurrentPartner, type Partner } from "../http/Auth.js"
 import { Cursors, paginate } from "../http/Pagination.js"
+import { Shutdown } from "../http/Shutdown.js"
 import { Partners } from "../partners/Partners.js"
 
 const partnerView = (partner: Partner) => ({
@@ -15,6 +16,14 @@ const partnerView = (partner: Partner) => ({
   kybReason: partner.kybReason,
   updatedAt: partner.updatedAt
 })
+
+/** Events replayed after a `Last-Event-ID` on reconnect, at most. */
+const replayMax = 1000
+const heartbeatSeconds = 15
+const endOfStream = "\u0000end"
+
+const eventFrame = (event: StoredEvent) =>
+  `id: ${event.seq}\nevent: ${event.envelope.type}\ndata: ${JSON.stringify({ ...event.envelope, customerId: event.customerId })}\n\n`
 
 export const SandboxPartnersHttp = HttpApiBuilder.group(Api, "sandboxPartners", (handlers) =>
   Effect.map(Partners, (partners) =>
@@ -30,6 +39,8 @@ export const SandboxHttp = HttpApiBuilder.group(Api, "sandbox", (handlers) =>
     const clock = yield* ServiceClock
     const outbox = yield* Outbox
     const cursors = yield* Cursors
+    const bus = yield* EventBus
+    const shutdown = yield* Shutdown
     const reading = Effect.all({
       now: clock.now,
       offsetSeconds: Effect.map(clock.offsetMs, (ms) => ms / 1000)
@@ -43,6 +54,47 @@ export const SandboxHttp = HttpApiBuilder.group(Api, "sandbox", (handlers) =>
             return yield* new BadRequest({ message: `reason: is required when status is ${payload.status}` })
           }
           return partnerView(yield* partners.setKyb(partner.id, payload.status, payload.reason ?? null))
+        }))
+      .handle("eventsStream", ({ urlParams }) =>
+        Effect.gen(function*() {
+          const partner = yield* CurrentPartner
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const lastEventId = request.headers["last-event-id"]
+          const matches = (event: StoredEvent) =>
+            event.partnerId === partner.id &&
+            (urlParams.customerId === undefined || event.customerId === urlParams.customerId) &&
+            (urlParams.type === undefined || event.envelope.type === urlParams.type)
+          const stream = Stream.unwrapScoped(Effect.gen(function*() {
+            // Subscribe before reading the backlog, then skip live events the backlog already sent.
+            const subscription = yield* PubSub.subscribe(bus)
+            let lastSeq = lastEventId !== undefined && /^\d{1,19}$/.test(lastEventId) ? BigInt(lastEventId) : undefined
+            const backlog = lastSeq === undefined ? [] : yield* outbox.list({
+              partnerId: partner.id,
+              customerId: urlParams.customerId,
+              type: urlParams.type,
+              afterSeq: lastSeq.toString(),
+              limit: replayMax
+            }).pipe(Effect.orDie)
+            const fresh = (event: StoredEvent) => {
+              const seq = BigInt(event.seq)
+              if (lastSeq !== undefined && seq <= lastSeq) return false
+              lastSeq = seq
+              return true
+            }
+            const heartbeats = Stream.fromSchedule(Schedule.spaced(`${heartbeatSeconds} seconds`)).pipe(Stream.as(": heartbeat\n\n"))
+            return Stream.fromIterable(backlog).pipe(
+              Stream.concat(Stream.fromQueue(subscription).pipe(Stream.filter(matches))),
+              Stream.filter(fresh),
+              Stream.map(eventFrame),
+              Stream.merge(heartbeats),
+              Stream.merge(Stream.fromEffect(Deferred.await(shutdown)).pipe(Stream.as(endOfStream))),
+              Stream.takeWhile((chunk) => chunk !== endOfStream)
+            )
+          }))
+          return HttpServerResponse.stream(Stream.encodeText(stream), {
+            contentType: "text/event-stream",
+            headers: { "cache-control": "no-cache", "x-accel-buffering": "no" }
+          })
         }))
       .handle("clock", () => reading)
       .handle("advanceClock", ({ payload }) => Effect.zipRight(clock.advance(payload.seconds), reading))
