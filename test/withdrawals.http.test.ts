@@ -267,6 +267,20 @@ describe("POST /customers/{id}/withdraw", () => {
 })
 
 describe("outcomes", () => {
+  it("POST .../wallet/withdraw is the same endpoint: one reference scope across both paths", async () => {
+    const p = await partner({ mode: "manual" })
+    const id = await customer(p, { funds: 100_000n })
+    const first = await withdraw(p, id, { amount: 200, reference: "wallet-alias-1" })
+    expect(first.status).toBe(201)
+    const alias = await app.request("POST", `/partner/v1/customers/${id}/wallet/withdraw`, {
+      apiKey: p.apiKey,
+      body: { amount: 200, reference: "wallet-alias-1" }
+    })
+    expect(alias.status).toBe(201)
+    expect(alias.body.data).toEqual(first.body.data)
+    expect(await balances(p, id)).toMatchObject({ available: 80_000n })
+  })
+
   it("auto success: completes after the rail delay; the amount goes to bank settlement and the fee to fee revenue", async () => {
     const p = await partner({ mode: "auto", outcome: "success", delaySeconds: 30 })
     const id = await customer(p, { funds: 300_000n })

@@ -91,6 +91,19 @@ export class WithdrawalStateConflict extends Schema.TaggedError<WithdrawalStateC
   status(400)
 ) {}
 
+const withdrawEndpoint = <const Name extends string>(name: Name, path: "/customers/:customerId/withdraw" | "/customers/:customerId/wallet/withdraw") =>
+  HttpApiEndpoint.post(name, path)
+    .setPath(CustomerIdPath)
+    .setPayload(WithdrawBody)
+    .addSuccess(Envelope(Withdrawal), { status: 201 })
+    .addError(BadRequest)
+    .addError(CustomerForbidden)
+    .addError(WithdrawalBelowMinimum)
+    .addError(NoDefaultBankAccount)
+    .addError(InsufficientBalance)
+    .addError(ReferenceInUse)
+    .addError(CustomerBusy)
+
 export class WithdrawalsApi extends HttpApiGroup.make("withdrawals")
   .add(
     HttpApiEndpoint.get("quote", "/customers/:customerId/withdraw/quote")
@@ -101,19 +114,9 @@ export class WithdrawalsApi extends HttpApiGroup.make("withdrawals")
       .addError(CustomerForbidden)
       .addError(WithdrawalBelowMinimum)
   )
-  .add(
-    HttpApiEndpoint.post("withdraw", "/customers/:customerId/withdraw")
-      .setPath(CustomerIdPath)
-      .setPayload(WithdrawBody)
-      .addSuccess(Envelope(Withdrawal), { status: 201 })
-      .addError(BadRequest)
-      .addError(CustomerForbidden)
-      .addError(WithdrawalBelowMinimum)
-      .addError(NoDefaultBankAccount)
-      .addError(InsufficientBalance)
-      .addError(ReferenceInUse)
-      .addError(CustomerBusy)
-  )
+  .add(withdrawEndpoint("withdraw", "/customers/:customerId/withdraw"))
+  // The same endpoint (and idempotency scope) under the path SPEC.md's idempotency list names.
+  .add(withdrawEndpoint("withdrawWallet", "/customers/:customerId/wallet/withdraw"))
   .add(
     HttpApiEndpoint.get("list", "/customers/:customerId/withdrawals")
       .setPath(CustomerIdPath)
