@@ -4,6 +4,7 @@ import { InterpolationError, lookup, Scope } from "../src/scenario/Interpolate.j
 import { loadFile } from "../src/scenario/Loader.js"
 import { checkMatchers, match } from "../src/scenario/Matchers.js"
 import { checkSequence } from "../src/scenario/Observations.js"
+import { toFormParts } from "../src/scenario/Steps.js"
 import { verifySignature } from "../src/scenario/Receiver.js"
 import * as Crypto from "node:crypto"
 import * as NodeFs from "node:fs"
@@ -215,4 +216,46 @@ describe("loading files", () => {
     expect(missing._tag === "Invalid" && missing.errors[0]).toMatchObject({ line: 1, message: expect.stringContaining("description") })
   })
 
+})
+
+describe("multipart requests", () => {
+  const dir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "scenario-multipart-"))
+  const write = (name: string, text: string | Uint8Array) => {
+    const file = NodePath.join(dir, name)
+    NodeFs.mkdirSync(NodePath.dirname(file), { recursive: true })
+    NodeFs.writeFileSync(file, text)
+    return file
+  }
+  const header = "name: x\ndescription: y\nsteps:\n"
+  write("files/a.png", Uint8Array.from([0x89, 0x50, 0x4e, 0x47]))
+
+  it("resolves a file path against the file that holds the step and builds the parts in order", () => {
+    const loaded = loadFile(write("ok.yaml", `${header}  - request:\n      method: POST\n      path: /up\n      multipart:\n        type: SELFIE\n        file: { path: files/a.png }\n        inline: { base64: "aGVsbG8=", filename: h.pdf }\n        note: { text: hi }\n`))
+    expect(loaded._tag).toBe("Scenario")
+    if (loaded._tag !== "Scenario") return
+    const step = loaded.scenario.steps[0]!
+    const request = step.kind === "request" && typeof step.spec.request === "object" ? step.spec.request : undefined
+    expect(request?.multipart?.file).toEqual({ path: NodePath.join(dir, "files/a.png") })
+    const parts = toFormParts(request!.multipart!)
+    expect(parts.map((p) => p.name)).toEqual(["type", "file", "inline", "note"])
+    expect(parts[0]).toEqual({ name: "type", value: "SELFIE" })
+    expect(parts[1]).toMatchObject({ filename: "a.png", contentType: "image/png" })
+    expect(Array.from((parts[1] as { data: Uint8Array }).data)).toEqual([0x89, 0x50, 0x4e, 0x47])
+    expect(parts[2]).toMatchObject({ filename: "h.pdf", contentType: "application/pdf" })
+    expect(Buffer.from((parts[2] as { data: Uint8Array }).data).toString()).toBe("hello")
+    expect(parts[3]).toMatchObject({ filename: "note", contentType: "application/octet-stream" })
+  })
+
+  it("refuses a missing file, zero or two sources, bad base64, and body with multipart, with lines", () => {
+    const missing = loadFile(write("missing.yaml", `${header}  - request:\n      method: POST\n      path: /up\n      multipart:\n        file: { path: files/nope.png }\n`))
+    expect(missing._tag === "Invalid" && missing.errors[0]).toMatchObject({ line: 8, message: expect.stringMatching(/multipart\.file\.path: no such file: .*nope\.png/) })
+    const two = loadFile(write("two.yaml", `${header}  - request:\n      method: POST\n      path: /up\n      multipart:\n        file: { path: files/a.png, text: x }\n`))
+    expect(two._tag === "Invalid" && two.errors[0]?.message).toContain("exactly one of path, base64, text (found path, text)")
+    const none = loadFile(write("none.yaml", `${header}  - request:\n      method: POST\n      path: /up\n      multipart:\n        file: { filename: a.png }\n`))
+    expect(none._tag === "Invalid" && none.errors[0]?.message).toContain("(found none)")
+    const bad = loadFile(write("bad.yaml", `${header}  - request:\n      method: POST\n      path: /up\n      multipart:\n        file: { base64: "not base64!" }\n`))
+    expect(bad._tag === "Invalid" && bad.errors[0]?.message).toContain("must be base64")
+    const both = loadFile(write("both.yaml", `${header}  - request:\n      method: POST\n      path: /up\n      body: { a: 1 }\n      multipart: { type: SELFIE }\n`))
+    expect(both._tag === "Invalid" && both.errors.map((e) => e.message).join("\n")).toContain("body (JSON) or multipart, not both")
+  })
 })

@@ -75,6 +75,29 @@ describe("scenario runner against a running service", () => {
     expect(output).toContain("count: expected 2 but got 1 (answers given: 200)")
   })
 
+  it("uploads multipart files (from a path, base64 and text) and shows the parts when a step fails", async () => {
+    const passed = await run(["scenarios/kyc-documents.yaml"])
+    expect(passed.summary.exitCode, passed.output).toBe(0)
+    expect(passed.summary.totals.steps.passed).toBeGreaterThanOrEqual(12)
+    const dir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "multipart-"))
+    NodeFs.writeFileSync(NodePath.join(dir, "up.yaml"), [
+      "name: Upload expected to pass but refused",
+      "description: an executable is not an image",
+      "steps:",
+      "  - include: " + NodePath.resolve("scenarios/fixtures/customer.yaml"),
+      "    with: { email: up@example.com }",
+      "  - request:",
+      "      method: POST",
+      "      path: /partner/v1/customers/${customerId}/kyc/documents",
+      "      multipart: { file: { base64: \"f0VMRgIBAQAAAAAAAAAAAA==\", filename: x.png }, type: SELFIE }",
+      "    expect: { status: 201 }"
+    ].join("\n"))
+    const failed = await run([NodePath.join(dir, "up.yaml")])
+    expect(failed.summary.exitCode).toBe(1)
+    expect(failed.output).toContain('multipart file=<file "x.png" image/png 16 bytes> type="SELFIE"')
+    expect(failed.output).toContain("UNSUPPORTED_DOCUMENT_TYPE")
+  }, 60_000)
+
   it("stops at an invalid file before any step runs, naming file and line", async () => {
     const { summary, output } = await run([fixture("parallel.yaml"), fixture("invalid.yaml")])
     expect(summary.exitCode).toBe(1)

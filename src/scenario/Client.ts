@@ -1,11 +1,23 @@
-/** The runner's HTTP client: JSON in, JSON out, with a time limit on every call. */
+/** The runner's HTTP client: JSON (or multipart/form-data) in, JSON out, with a time limit on every call. */
+export type FormPart =
+  | { readonly name: string; readonly value: string }
+  | { readonly name: string; readonly data: Uint8Array; readonly filename: string; readonly contentType: string }
+
 export interface HttpRequest {
   readonly method: string
   readonly path: string
   readonly query?: Readonly<Record<string, unknown>> | undefined
   readonly body?: unknown
+  /** Sent as multipart/form-data (fetch writes the boundary); never together with `body`. */
+  readonly multipart?: ReadonlyArray<FormPart> | undefined
   readonly headers?: Readonly<Record<string, string>> | undefined
 }
+
+/** How a multipart request is shown in a failure report: fields and file sizes, not the bytes. */
+export const describeParts = (parts: ReadonlyArray<FormPart>): string =>
+  parts.map((part) => "data" in part
+    ? `${part.name}=<file ${JSON.stringify(part.filename)} ${part.contentType} ${part.data.byteLength} bytes>`
+    : `${part.name}=${JSON.stringify(part.value)}`).join(" ")
 
 export interface HttpResponse {
   readonly status: number
@@ -29,7 +41,15 @@ export const urlOf = (baseUrl: string, request: Pick<HttpRequest, "path" | "quer
 export const send = async (baseUrl: string, request: HttpRequest): Promise<HttpResponse> => {
   const headers: Record<string, string> = { ...request.headers }
   const init: RequestInit = { method: request.method, headers, signal: AbortSignal.timeout(requestTimeoutMs) }
-  if (request.body !== undefined) {
+  if (request.multipart !== undefined) {
+    const form = new FormData()
+    for (const part of request.multipart) {
+      if ("data" in part) form.append(part.name, new Blob([part.data], { type: part.contentType }), part.filename)
+      else form.append(part.name, part.value)
+    }
+    init.body = form
+    delete headers["content-type"]
+  } else if (request.body !== undefined) {
     init.body = typeof request.body === "string" && headers["content-type"] !== undefined ? request.body : JSON.stringify(request.body)
     headers["content-type"] ??= "application/json"
   }

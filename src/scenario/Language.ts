@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { Either, ParseResult, Schema } from "effect"
 import { parseDurationMs } from "./Duration.js"
 import { segmentsOf } from "./Interpolate.js"
 import { checkMatchers } from "./Matchers.js"
@@ -26,14 +26,45 @@ const RequestShorthand = Schema.String.pipe(
   Schema.pattern(/^(GET|POST|PUT|PATCH|DELETE) \/\S*$/, { message: () => 'must be "METHOD /path", e.g. "GET /partner/v1/customers", or a mapping with method and path' })
 )
 
+/**
+ * One file part of a multipart request: its bytes from exactly one source (`path`, relative to the file that
+ * holds the step; `base64`; or `text`, sent as UTF-8), and the filename and content type sent with it.
+ */
+export const MultipartFile = Schema.Struct({
+  path: Schema.optional(Schema.String),
+  base64: Schema.optional(Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9+/\s]*={0,2}\s*$/, { message: () => "must be base64 (A-Z a-z 0-9 + / and = padding)" }))),
+  text: Schema.optional(Schema.String),
+  filename: Schema.optional(Schema.String),
+  contentType: Schema.optional(Schema.String)
+}).pipe(Schema.filter((part) => {
+  const sources = (["path", "base64", "text"] as const).filter((key) => part[key] !== undefined)
+  return sources.length === 1 ? undefined : `a file part needs exactly one of path, base64, text (found ${sources.length === 0 ? "none" : sources.join(", ")})`
+}))
+export type MultipartFile = typeof MultipartFile.Type
+
+/** A text field (string or number) or a file part; a mapping is checked as a file part only, for a clear message. */
+const MultipartValue = Schema.Unknown.pipe(Schema.filter((value) => {
+  if (typeof value === "string" || typeof value === "number") return undefined
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return "a text field (string) or a file part { path | base64 | text, filename?, contentType? }"
+  const decoded = Schema.decodeUnknownEither(MultipartFile, { errors: "all", onExcessProperty: "error" })(value)
+  if (Either.isRight(decoded)) return undefined
+  return ParseResult.ArrayFormatter.formatErrorSync(decoded.left).map((issue) => ({ path: issue.path, message: issue.message }))
+})) as unknown as Schema.Schema<string | number | MultipartFile>
+
+/** `multipart:` fields in order: a string is a text field, a mapping a file part. */
+export const Multipart = Schema.Record({ key: Schema.String, value: MultipartValue })
+export type Multipart = typeof Multipart.Type
+
 export const RequestObject = Schema.Struct({
   method: Method,
   path: Schema.String.pipe(Schema.startsWith("/", { message: () => "must start with / (relative to /api/v1)" })),
   query: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
   body: Schema.optional(Schema.Unknown),
+  multipart: Schema.optional(Multipart),
   headers: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
   auth: Schema.optional(Schema.Literal("partner", "none"))
-})
+}).pipe(Schema.filter((request) =>
+  request.body !== undefined && request.multipart !== undefined ? "a request has body (JSON) or multipart, not both" : undefined))
 export type RequestObject = typeof RequestObject.Type
 
 const RequestSpec = Schema.Union(RequestShorthand, RequestObject)

@@ -105,6 +105,35 @@ const loadSteps = (parsed: ParsedFile, raw: ReadonlyArray<unknown>, at: Path, co
   return steps
 }
 
+/**
+ * Multipart file parts read from `path` are resolved against the file that holds the step, here, so a fixture's
+ * uploads work wherever it is included; a missing file is an error now rather than when the step runs (unless
+ * the path is interpolated, then it is checked when the step runs).
+ */
+const resolveUploads = (parsed: ParsedFile, kind: StepKind, spec: any, at: Path): any => {
+  const key = kind === "request" ? "request" : kind === "parallel" ? "parallel" : undefined
+  if (key === undefined) return spec
+  const holder = key === "request" ? spec : spec.parallel
+  const request = holder.request
+  if (typeof request !== "object" || request.multipart === undefined) return spec
+  const multipart: Record<string, unknown> = {}
+  for (const [field, value] of Object.entries(request.multipart as Record<string, unknown>)) {
+    const part = value as { path?: string }
+    if (typeof value !== "object" || value === null || part.path === undefined) {
+      multipart[field] = value
+      continue
+    }
+    const absolute = NodePath.resolve(NodePath.dirname(parsed.file), part.path)
+    if (!part.path.includes("${") && !NodeFs.existsSync(absolute)) {
+      const where = key === "request" ? [...at, "request", "multipart", field, "path"] : [...at, "parallel", "request", "multipart", field, "path"]
+      throw new Invalid([errorAt(parsed, where, `no such file: ${display(absolute)}`)])
+    }
+    multipart[field] = { ...part, path: absolute }
+  }
+  const resolved = { ...request, multipart }
+  return key === "request" ? { ...spec, request: resolved } : { ...spec, parallel: { ...spec.parallel, request: resolved } }
+}
+
 const loadStep = (parsed: ParsedFile, raw: unknown, at: Path, context: Context): Step => {
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
     throw new Invalid([errorAt(parsed, at, `a step is a mapping with one of: ${stepKindNames.join(", ")}`)])
@@ -117,7 +146,7 @@ const loadStep = (parsed: ParsedFile, raw: unknown, at: Path, context: Context):
       : `one action per step, found ${kinds.join(" and ")}`)])
   }
   const kind = kinds[0]!
-  const spec = decode(stepKinds[kind] as Schema.Schema<any, any>, raw, parsed, at)
+  const spec = resolveUploads(parsed, kind, decode(stepKinds[kind] as Schema.Schema<any, any>, raw, parsed, at), at)
   const base = { kind, spec, file: display(parsed.file), line: locate(parsed, at).line }
   if (kind === "repeat") {
     return { ...base, children: loadSteps(parsed, spec.repeat.steps, [...at, "repeat", "steps"], context) } as Step

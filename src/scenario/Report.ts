@@ -1,4 +1,4 @@
-import { urlOf } from "./Client.js"
+import { describeParts, urlOf } from "./Client.js"
 import { formatDurationMs } from "./Duration.js"
 import type { ScenarioResult } from "./Execute.js"
 import type { LoadError } from "./Loader.js"
@@ -38,6 +38,7 @@ const failureDetails = (result: StepResult, baseUrl: string | undefined): Array<
   if (request !== undefined) {
     lines.push(`request:  ${request.method} ${baseUrl !== undefined ? urlOf(baseUrl, request) : request.path}`)
     if (request.body !== undefined) lines.push(`          body ${show(request.body, 600)}`)
+    if (request.multipart !== undefined) lines.push(`          multipart ${describeParts(request.multipart)}`)
   }
   if (response !== undefined) lines.push(`response: ${response.status} ${show(response.body, 800)}`)
   if (mismatches !== undefined && mismatches.length > 0) {

@@ -1,8 +1,10 @@
-import type { HttpRequest, HttpResponse } from "./Client.js"
+import * as NodeFs from "node:fs"
+import * as NodePath from "node:path"
+import type { FormPart, HttpRequest, HttpResponse } from "./Client.js"
 import { call, control, type RunContext, StepFailure } from "./Context.js"
 import { parseDurationMs } from "./Duration.js"
 import { InterpolationError, lookup } from "./Interpolate.js"
-import { describeStep, type Expectation, type RequestSpec, type Step } from "./Language.js"
+import { describeStep, type Expectation, type Multipart, type RequestSpec, type Step } from "./Language.js"
 import { match, type Mismatch, show } from "./Matchers.js"
 import * as Observations from "./Observations.js"
 import { setSecret } from "./Receiver.js"
@@ -20,6 +22,28 @@ export interface StepResult {
 
 type Of<K extends Step["kind"]> = Extract<Step, { kind: K }>["spec"]
 
+const contentTypes: Readonly<Record<string, string>> = {
+  ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".pdf": "application/pdf", ".txt": "text/plain", ".json": "application/json"
+}
+
+/** The parts of a `multipart:` mapping (already interpolated; file paths made absolute by the loader). */
+export const toFormParts = (multipart: Multipart): Array<FormPart> =>
+  Object.entries(multipart).map(([name, value]): FormPart => {
+    if (typeof value !== "object") return { name, value: String(value) }
+    let data: Uint8Array
+    if (value.path !== undefined) {
+      try {
+        data = NodeFs.readFileSync(value.path)
+      } catch (error) {
+        throw new StepFailure(`multipart ${name}: cannot read ${value.path}: ${(error as Error).message}`)
+      }
+    } else if (value.base64 !== undefined) data = Buffer.from(value.base64.replace(/\s+/g, ""), "base64")
+    else data = Buffer.from(value.text ?? "", "utf8")
+    const filename = value.filename ?? (value.path !== undefined ? NodePath.basename(value.path) : name)
+    const contentType = value.contentType ?? contentTypes[NodePath.extname(filename).toLowerCase()] ?? "application/octet-stream"
+    return { name, data, filename, contentType }
+  })
+
 const toRequest = (context: RunContext, spec: RequestSpec): { request: HttpRequest; auth: "partner" | "none" } => {
   if (typeof spec === "string") {
     const [method, path] = spec.split(" ") as [string, string]
@@ -27,7 +51,14 @@ const toRequest = (context: RunContext, spec: RequestSpec): { request: HttpReque
   }
   const resolved = context.scope.interpolate(spec) as typeof spec
   return {
-    request: { method: resolved.method, path: resolved.path, query: resolved.query, body: resolved.body, headers: resolved.headers },
+    request: {
+      method: resolved.method,
+      path: resolved.path,
+      query: resolved.query,
+      body: resolved.body,
+      multipart: resolved.multipart === undefined ? undefined : toFormParts(resolved.multipart),
+      headers: resolved.headers
+    },
     auth: resolved.auth ?? "partner"
   }
 }
