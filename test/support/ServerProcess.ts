@@ -1,0 +1,128 @@
+import { type ChildProcess, spawn } from "node:child_process"
+import * as NodeOs from "node:os"
+import * as NodePath from "node:path"
+
+/**
+ * The real service as a child process (`tsx src/main.ts ...`), for tests that kill it, restart it and run the
+ * command-line tools against the same database.
+ */
+const root = NodePath.resolve(__dirname, "../..")
+const tsx = NodePath.join(root, "node_modules/.bin/tsx")
+
+/** A clean environment: nothing from the test runner's (DATABASE_URL, SERVICE_MODE, ...) leaks in. */
+export const processEnv = (extra: Record<string, string>): NodeJS.ProcessEnv => ({
+  PATH: process.env.PATH,
+  HOME: process.env.HOME,
+  TMPDIR: NodeOs.tmpdir(),
+  NODE_NO_WARNINGS: "1",
+  ...extra
+})
+
+export interface Exit {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+}
+
+export interface ServerProcess {
+  readonly child: ChildProcess
+  /** `http://127.0.0.1:<port>/api/v1` */
+  readonly baseUrl: string
+  readonly stdout: () => string
+  readonly stderr: () => string
+  readonly exited: Promise<Exit>
+}
+
+const collect = (child: ChildProcess) => {
+  let stdout = ""
+  let stderr = ""
+  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
+  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
+  const exited = new Promise<Exit>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })))
+  return { stdout: () => stdout, stderr: () => stderr, exited }
+}
+
+/** Starts `serve` and resolves once the banner names the base URL; rejects if the process exits first. */
+export const startServer = async (env: Record<string, string>): Promise<ServerProcess> => {
+  // detached: its own process group, so that a SIGKILL reaches the node process tsx starts, not only tsx itself
+  const child = spawn(tsx, ["src/main.ts", "serve"], { cwd: root, env: processEnv(env), stdio: ["ignore", "pipe", "pipe"], detached: true })
+  const output = collect(child)
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      killGroup(child)
+      reject(new Error(`no banner within 90 s:\n${output.stdout()}\n${output.stderr()}`))
+    }, 90_000)
+    const check = () => {
+      const base = /Base URL:\s+(http:\/\/\S+\/api\/v1)/.exec(output.stdout())
+      if (base) {
+        clearTimeout(timer)
+        resolve(base[1]!)
+      }
+    }
+    child.stdout!.on("data", check)
+    void output.exited.then(({ code, signal }) => {
+      clearTimeout(timer)
+      reject(new Error(`serve exited (code ${code}, signal ${signal}) before the banner:\n${output.stdout()}\n${output.stderr()}`))
+    })
+  })
+  return { child, baseUrl, ...output }
+}
+
+/**
+ * SIGKILL to the whole process group. `tsx` runs the program in a child node process and relays catchable
+ * signals to it; a SIGKILL of the tsx process alone would leave the real server running as an orphan.
+ */
+const killGroup = (child: ChildProcess) => {
+  try {
+    process.kill(-child.pid!, "SIGKILL")
+  } catch {
+    // already gone
+  }
+}
+
+const running = (server: ServerProcess) => server.child.exitCode === null && server.child.signalCode === null
+
+/** SIGKILL (tsx and the server it runs): no shutdown hook, no database close — the processes just stop. */
+export const killServer = async (server: ServerProcess): Promise<Exit> => {
+  killGroup(server.child)
+  return server.exited
+}
+
+/** SIGTERM (graceful), escalating to SIGKILL after 30 s. */
+export const stopServer = async (server: ServerProcess): Promise<Exit> => {
+  if (!running(server)) return server.exited
+  server.child.kill("SIGTERM")
+  const timer = setTimeout(() => killGroup(server.child), 30_000)
+  const exit = await server.exited
+  clearTimeout(timer)
+  return exit
+}
+
+export interface LedgerCheckRun {
+  readonly exit: Exit
+  readonly stdout: string
+  readonly stderr: string
+  /** The report printed by `ledger-check`, or undefined when none could be read. */
+  readonly report: { transactions: number; entries: number; accounts: number; reservations: number; violations: Array<string> } | undefined
+}
+
+/** `tsx src/main.ts ledger-check` (what `npm run ledger:check` runs) with the given environment. */
+export const runLedgerCheck = async (env: Record<string, string>): Promise<LedgerCheckRun> => {
+  const child = spawn(tsx, ["src/main.ts", "ledger-check"], { cwd: root, env: processEnv(env), stdio: ["ignore", "pipe", "pipe"] })
+  const output = collect(child)
+  const timer = setTimeout(() => child.kill("SIGKILL"), 90_000)
+  const exit = await output.exited
+  clearTimeout(timer)
+  const stdout = output.stdout()
+  const lines = stdout.split("\n")
+  const start = lines.indexOf("{")
+  const end = lines.indexOf("}", start)
+  let report: LedgerCheckRun["report"]
+  if (start >= 0 && end > start) {
+    try {
+      report = JSON.parse(lines.slice(start, end + 1).join("\n"))
+    } catch {
+      report = undefined
+    }
+  }
+  return { exit, stdout, stderr: output.stderr(), report }
+}
