@@ -44,8 +44,11 @@ import * as Withdrawals from "./withdrawals/Withdrawals.js"
 
 export type DatabaseLayer = Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, SqlError.SqlError, AppConfig>
 
-/** Domain services over a database. Wired here and nowhere else. */
-export const makeServicesLayer = (database: DatabaseLayer, ids: Layer.Layer<Ids.Ids> = Ids.layer) => {
+/**
+ * Domain services over a database. Wired here and nowhere else. `clock` defaults to the wall-clock service clock;
+ * the scenario runner passes `ServiceClock.layerFixed(...)` for replayable clock readings.
+ */
+export const makeServicesLayer = (database: DatabaseLayer, ids: Layer.Layer<Ids.Ids> = Ids.layer, clockLayer: ServiceClock.ClockLayer = ServiceClock.layer) => {
   const foundation = Layer.mergeAll(
     Database.MigrationsLayer.pipe(Layer.provideMerge(database)),
     Keys.layer,
@@ -53,7 +56,7 @@ export const makeServicesLayer = (database: DatabaseLayer, ids: Layer.Layer<Ids.
     EventBusLayer,
     ShutdownLayer
   )
-  const clock = ServiceClock.layer.pipe(Layer.provideMerge(foundation))
+  const clock = clockLayer.pipe(Layer.provideMerge(foundation))
   const infrastructure = Layer.mergeAll(OutboxLayer, CursorsLayer, Jobs.layer, RailPolicies.layer, IdentityRegistrySimulator.layer).pipe(Layer.provideMerge(clock))
   // Domain services, each resource's layer added here; a layer that needs another goes in a later tier.
   const tier1 = Layer.mergeAll(

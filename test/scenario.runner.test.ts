@@ -145,7 +145,7 @@ describe("scenario command (in-process service)", () => {
     expect(out).toMatch(/Scenarios: 0 passed, 1 failed \(1\) · Steps: 1 passed, 1 failed, 1 skipped · Time: /)
   }, 180_000)
 
-  it("replays the same ids and clock offsets from the same seed, each scenario on its own service", async () => {
+  it("replays the same ids, clock offsets and timestamps from the same seed, each scenario on its own service", async () => {
     const lines: Array<string> = []
     const options = { url: undefined, concurrency: 2, reporter: "console" as const, config: testConfig(), write: (t: string) => lines.push(t), color: false }
     // two copies of one file with one seed: in-process, each gets a fresh service seeded alike
@@ -156,5 +156,15 @@ describe("scenario command (in-process service)", () => {
     const [first, second] = summary.results.map((r) => r.variables)
     expect(first?.customerId).toMatch(/^[0-9a-f-]{36}$/)
     for (const name of ["partnerId", "apiKey", "customerId", "offsetSeconds"]) expect(second?.[name]).toEqual(first?.[name])
+    // the in-process clock is fixed at 2030-01-01T00:00:00Z and moves only when advanced: timestamps replay too
+    expect(first?.clockNow).toBe("2030-01-01T00:00:00.000Z")
+    expect(first?.createdAt).toBe("2030-01-01T00:00:00.000Z")
+    expect(first?.advancedNow).toBe("2030-01-01T01:00:00.000Z")
+    expect(first?.kycCreatedAt).toBe("2030-01-01T01:00:00.000Z")
+    const timestamps = ["clockNow", "createdAt", "advancedNow", "kycCreatedAt", "eventCreatedAt", "verifiedAt"]
+    for (const name of timestamps) {
+      expect(first?.[name], name).toMatch(/^2030-01-01T0[01]:00:00\.000Z$/)
+      expect(second?.[name], name).toEqual(first?.[name])
+    }
   }, 180_000)
 })

@@ -29,12 +29,17 @@ export class ServiceClock extends Context.Tag("ServiceClock")<ServiceClock, Serv
 /** The longest a sleeper waits before re-reading the clock; bounds drift if another process advanced it. */
 const recheckMs = 5_000
 
-export const make = (initialOffsetMs: number, persist: (offsetMs: number) => Effect.Effect<number>) =>
+/** What the offset is added to: wall-clock time (the default), or a fixed instant for replayable readings. */
+export type BaseMillis = () => number
+
+const wallMillis: BaseMillis = () => Date.now()
+
+export const make = (initialOffsetMs: number, persist: (offsetMs: number) => Effect.Effect<number>, base: BaseMillis = wallMillis) =>
   Effect.gen(function*() {
     const offset = yield* Ref.make(initialOffsetMs)
     const advanced = yield* Ref.make(yield* Deferred.make<void>())
     const drains = yield* Ref.make<ReadonlyArray<Effect.Effect<void>>>([])
-    const nowMillis = Effect.map(Ref.get(offset), (ms) => Date.now() + ms)
+    const nowMillis = Effect.map(Ref.get(offset), (ms) => base() + ms)
     const nextAdvance = Effect.flatMap(Ref.get(advanced), Deferred.await)
     const sleepUntil = (at: Date): Effect.Effect<void> =>
       Effect.gen(function*() {
@@ -68,16 +73,33 @@ export const make = (initialOffsetMs: number, persist: (offsetMs: number) => Eff
     })
   })
 
-/** The clock backed by the `service_clock` row. */
-export const layer = Layer.effect(
-  ServiceClock,
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<{ offsetMs: string }>`SELECT offset_ms FROM service_clock WHERE id = 1`.pipe(Effect.orDie)
-    const initial = Number(rows[0]?.offsetMs ?? 0)
-    return yield* make(initial, (deltaMs) =>
-      sql<{ offsetMs: string }>`
-        UPDATE service_clock SET offset_ms = offset_ms + ${deltaMs} WHERE id = 1 RETURNING offset_ms
-      `.pipe(Effect.map((r) => Number(r[0]!.offsetMs)), Effect.orDie))
-  })
-)
+const persisted = (base: BaseMillis) =>
+  Layer.effect(
+    ServiceClock,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const rows = yield* sql<{ offsetMs: string }>`SELECT offset_ms FROM service_clock WHERE id = 1`.pipe(Effect.orDie)
+      const initial = Number(rows[0]?.offsetMs ?? 0)
+      return yield* make(initial, (deltaMs) =>
+        sql<{ offsetMs: string }>`
+          UPDATE service_clock SET offset_ms = offset_ms + ${deltaMs} WHERE id = 1 RETURNING offset_ms
+        `.pipe(Effect.map((r) => Number(r[0]!.offsetMs)), Effect.orDie), base)
+    })
+  )
+
+export type ClockLayer = Layer.Layer<ServiceClock, never, SqlClient.SqlClient>
+
+/** The clock backed by the `service_clock` row: wall-clock time plus the offset. */
+export const layer: ClockLayer = persisted(wallMillis)
+
+/**
+ * The same clock, but `now` is `startAt` plus the offset and never moves by itself: only `advance` moves it
+ * (sleepers, drains and the persisted offset work as with `layer`). Two services started at the same instant
+ * read the same times at the same points of the same steps, which makes scenario replays agree on timestamps.
+ * Work that waits on real time (webhook answer time-outs, HTTP) is unaffected.
+ */
+export const layerFixed = (startAt: Date): ClockLayer => {
+  const startMs = startAt.getTime()
+  if (!Number.isFinite(startMs)) throw new Error("layerFixed: startAt is not a valid date")
+  return persisted(() => startMs)
+}

@@ -30,12 +30,29 @@ export interface Inbox {
   readonly url: string
   secret: string | undefined
   respond: Answer
-  /** The service clock's offset from real time, kept up to date by the runner. */
+  /**
+   * The service clock's reading minus real time, kept up to date by the runner (`syncReceiverClock` at the start
+   * and after every advance). A wall-clock service gives its sandbox offset; a fixed clock (in-process) gives the
+   * distance to its fixed instant, which real time then wears down by the scenario's running time: well within the
+   * five minutes a signature may be off.
+   */
   clockOffsetMs: number
   readonly received: Array<ReceivedWebhook>
 }
 
 const toleranceMs = 5 * 60_000
+
+/** `GET /sandbox/clock` and `POST /sandbox/clock/advance` answer this. */
+export interface ClockReading {
+  readonly now: string
+  readonly offsetSeconds: number
+}
+
+/** Lines the receiver's idea of "now" up with a reading of the service clock just taken. */
+export const syncReceiverClock = (inbox: Inbox, reading: ClockReading): void => {
+  const serviceMs = Date.parse(reading.now)
+  inbox.clockOffsetMs = Number.isFinite(serviceMs) ? serviceMs - wallNowMs() : reading.offsetSeconds * 1000
+}
 
 export const verifySignature = (header: string | undefined, rawBody: string, secret: string | undefined, serviceNowMs: number): string | undefined => {
   if (secret === undefined) return "no secret registered yet (no webhook step with register: true)"

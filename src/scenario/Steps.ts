@@ -7,7 +7,7 @@ import { InterpolationError, lookup } from "./Interpolate.js"
 import { describeStep, type Expectation, type Multipart, type RequestSpec, type Step } from "./Language.js"
 import { match, type Mismatch, show } from "./Matchers.js"
 import * as Observations from "./Observations.js"
-import { setSecret } from "./Receiver.js"
+import { type ClockReading, setSecret, syncReceiverClock } from "./Receiver.js"
 
 /** Runs steps in order; the first failure stops the scenario and the remaining steps are reported as skipped. */
 export interface StepResult {
@@ -119,8 +119,8 @@ const runAdvance = async (context: RunContext, spec: Of<"advance">) => {
     const chunk = Math.min(seconds, advanceChunkSeconds)
     // deliveries made while the advance drains are signed at the new time: the receiver must expect it already
     context.inbox.clockOffsetMs += chunk * 1000
-    const reading = await control(context, { method: "POST", path: "/sandbox/clock/advance", body: { seconds: chunk } }) as { offsetSeconds: number }
-    context.inbox.clockOffsetMs = reading.offsetSeconds * 1000
+    const reading = await control(context, { method: "POST", path: "/sandbox/clock/advance", body: { seconds: chunk } }) as ClockReading
+    syncReceiverClock(context.inbox, reading)
     seconds -= chunk
   }
 }

@@ -9,6 +9,7 @@ import { baseUrlOf, makeServicesLayer, ServerLayer } from "../App.js"
 import { AppConfig, type AppConfigShape } from "../config/AppConfig.js"
 import { migrate, pgliteLayer } from "../db/Database.js"
 import * as Ids from "../ids/Ids.js"
+import * as ServiceClock from "../clock/ServiceClock.js"
 
 /**
  * The service a scenario runs against. In-process, every scenario gets its own service on a fresh in-memory
@@ -39,8 +40,14 @@ export const makeTemplate = async (): Promise<Blob> => {
   }
 }
 
-/** Starts the whole service on a loopback port over a clone of `template`. */
-export const startInProcess = async (base: AppConfigShape, template: Blob, seed: string): Promise<Target> => {
+/**
+ * Where an in-process service's clock stands still until a scenario advances it: every scenario (whatever its
+ * seed) reads this instant first, so the same file and seed give the same timestamps on every run.
+ */
+export const scenarioClockStart = new Date("2030-01-01T00:00:00.000Z")
+
+/** Starts the whole service on a loopback port over a clone of `template`, its clock fixed at `clockStart`. */
+export const startInProcess = async (base: AppConfigShape, template: Blob, seed: string, clockStart: Date = scenarioClockStart): Promise<Target> => {
   const config: AppConfigShape = {
     ...base,
     port: 0,
@@ -52,7 +59,7 @@ export const startInProcess = async (base: AppConfigShape, template: Blob, seed:
     encryptionKey: Option.some(Redacted.make(Crypto.createHash("sha256").update(`scenario-key:${seed}`).digest("hex")))
   }
   const layer = ServerLayer.pipe(
-    Layer.provideMerge(makeServicesLayer(pgliteLayer({ loadDataDir: template }), Ids.layerSeeded(seed))),
+    Layer.provideMerge(makeServicesLayer(pgliteLayer({ loadDataDir: template }), Ids.layerSeeded(seed), ServiceClock.layerFixed(clockStart))),
     Layer.provide(Logger.minimumLogLevel(config.logLevel)),
     Layer.provideMerge(Layer.succeed(AppConfig, config))
   )
