@@ -43,7 +43,8 @@ const collect = (child: ChildProcess) => {
 }
 
 const serve = async (env: Record<string, string>): Promise<Running> => {
-  const child = spawn(tsx, ["src/main.ts", "serve"], { cwd: root, env: baseEnv(env), stdio: ["ignore", "pipe", "pipe"] })
+  // Own process group: tsx runs the service in a child process, and a forced kill must reach it too.
+  const child = spawn(tsx, ["src/main.ts", "serve"], { cwd: root, env: baseEnv(env), stdio: ["ignore", "pipe", "pipe"], detached: true })
   const output = collect(child)
   const banner = await new Promise<{ baseUrl: string; apiKey: string }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no banner within 90 s:\n${output.stdout()}\n${output.stderr()}`)), 90_000)
@@ -64,10 +65,18 @@ const serve = async (env: Record<string, string>): Promise<Running> => {
   return { child, ...banner, ...output }
 }
 
+const killGroup = (child: ChildProcess) => {
+  try {
+    if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL")
+  } catch {
+    child.kill("SIGKILL")
+  }
+}
+
 const stop = async (running: Running) => {
   if (running.child.exitCode !== null || running.child.signalCode !== null) return running.exited
   running.child.kill("SIGTERM")
-  const timer = setTimeout(() => running.child.kill("SIGKILL"), 30_000)
+  const timer = setTimeout(() => killGroup(running.child), 30_000)
   const result = await running.exited
   clearTimeout(timer)
   return result
@@ -159,10 +168,11 @@ describeProcess("the serve process", () => {
         const child = spawn(tsx, ["src/main.ts", "serve"], {
           cwd: root,
           env: baseEnv({ PORT: "0", DATA_DIR: dir, ...env }),
-          stdio: ["ignore", "pipe", "pipe"]
+          stdio: ["ignore", "pipe", "pipe"],
+          detached: true
         })
         const output = collect(child)
-        const timer = setTimeout(() => child.kill("SIGKILL"), 60_000)
+        const timer = setTimeout(() => killGroup(child), 60_000)
         const exit = await output.exited
         clearTimeout(timer)
         expect(exit.code, output.stderr()).toBe(78)
