@@ -98,6 +98,22 @@ describe("scenario runner against a running service", () => {
     expect(failed.output).toContain("UNSUPPORTED_DOCUMENT_TYPE")
   }, 60_000)
 
+  it("follows a full URL on the service (url:) and refuses one elsewhere", async () => {
+    const dir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "url-"))
+    const file = NodePath.join(dir, "url.yaml")
+    NodeFs.writeFileSync(file, [
+      "name: A request by full URL",
+      "description: url is resolved against the base URL",
+      "steps:",
+      "  - request: { method: GET, url: \"${baseUrl}/partner/v1/customers\" }",
+      "    expect: { status: 200, body: { data: [] } }",
+      "  - request: { method: GET, url: \"http://elsewhere.invalid/api/v1/partner/v1/customers\" }"
+    ].join("\n"))
+    const { summary, output } = await run([file])
+    expect(summary.totals.steps).toMatchObject({ passed: 1, failed: 1 })
+    expect(output).toContain('url "http://elsewhere.invalid/api/v1/partner/v1/customers" is not on the service under test')
+  }, 60_000)
+
   it("stops at an invalid file before any step runs, naming file and line", async () => {
     const { summary, output } = await run([fixture("parallel.yaml"), fixture("invalid.yaml")])
     expect(summary.exitCode).toBe(1)

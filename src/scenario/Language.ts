@@ -57,14 +57,18 @@ export type Multipart = typeof Multipart.Type
 
 export const RequestObject = Schema.Struct({
   method: Method,
-  path: Schema.String.pipe(Schema.startsWith("/", { message: () => "must start with / (relative to /api/v1)" })),
+  path: Schema.optional(Schema.String.pipe(Schema.startsWith("/", { message: () => "must start with / (relative to /api/v1)" }))),
+  /** A full URL on the service instead of `path`, e.g. a link it returned (`${charge.redirectUrl}`). */
+  url: Schema.optional(Schema.String),
   query: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
   body: Schema.optional(Schema.Unknown),
   multipart: Schema.optional(Multipart),
   headers: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
   auth: Schema.optional(Schema.Literal("partner", "none"))
-}).pipe(Schema.filter((request) =>
-  request.body !== undefined && request.multipart !== undefined ? "a request has body (JSON) or multipart, not both" : undefined))
+}).pipe(Schema.filter((request) => {
+  if ((request.path === undefined) === (request.url === undefined)) return "a request has exactly one of path (relative to /api/v1) and url (a full URL on the service)"
+  return request.body !== undefined && request.multipart !== undefined ? "a request has body (JSON) or multipart, not both" : undefined
+}))
 export type RequestObject = typeof RequestObject.Type
 
 const RequestSpec = Schema.Union(RequestShorthand, RequestObject)
@@ -211,7 +215,7 @@ export interface Scenario {
 /** A one-line description of a step for the report. */
 export const describeStep = (step: Step): string => {
   if (step.spec.name !== undefined) return step.spec.name
-  const requestLabel = (spec: RequestSpec) => (typeof spec === "string" ? spec : `${spec.method} ${spec.path}`)
+  const requestLabel = (spec: RequestSpec) => (typeof spec === "string" ? spec : `${spec.method} ${spec.path ?? spec.url}`)
   switch (step.kind) {
     case "request": return requestLabel(step.spec.request)
     case "act": return `POST /sandbox/${typeof step.spec.act === "string" ? step.spec.act : step.spec.act.path}`

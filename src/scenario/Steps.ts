@@ -44,6 +44,14 @@ export const toFormParts = (multipart: Multipart): Array<FormPart> =>
     return { name, data, filename, contentType }
   })
 
+/** A full URL on the service (`url:`) as a path under the base URL; another host or prefix fails the step. */
+const pathOfUrl = (context: RunContext, url: string): string => {
+  if (typeof url !== "string" || !url.startsWith(`${context.baseUrl}/`)) {
+    throw new StepFailure(`url ${JSON.stringify(url)} is not on the service under test (${context.baseUrl}/...)`)
+  }
+  return url.slice(context.baseUrl.length)
+}
+
 const toRequest = (context: RunContext, spec: RequestSpec): { request: HttpRequest; auth: "partner" | "none" } => {
   if (typeof spec === "string") {
     const [method, path] = spec.split(" ") as [string, string]
@@ -53,7 +61,7 @@ const toRequest = (context: RunContext, spec: RequestSpec): { request: HttpReque
   return {
     request: {
       method: resolved.method,
-      path: resolved.path,
+      path: resolved.path ?? pathOfUrl(context, resolved.url!),
       query: resolved.query,
       body: resolved.body,
       multipart: resolved.multipart === undefined ? undefined : toFormParts(resolved.multipart),
