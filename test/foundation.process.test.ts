@@ -37,7 +37,7 @@ const collect = (child: ChildProcess) => {
   child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
   child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once("exit", (code, signal) => resolve({ code, signal }))
+    child.once("close", (code, signal) => resolve({ code, signal }))
   )
   return { stdout: () => stdout, stderr: () => stderr, exited }
 }
@@ -122,14 +122,14 @@ describeProcess("the serve process", () => {
     expect(created.status).toBe(201)
     const customer = created.body.data
 
-    // one log line per request, and never the API key in one
+    const exit = await stop(first)
+    expect(exit).toEqual({ code: 0, signal: null })
+
+    // one log line per request, and never the API key in one (read after exit: the pipe is then fully drained)
     const logLines = first.stdout().split("\n").filter((line) => /message=http\b/.test(line))
     expect(logLines.length).toBeGreaterThanOrEqual(2)
     expect(logLines.some((line) => line.includes("path=/api/v1/partner/v1/customers") && line.includes("status=201"))).toBe(true)
     for (const line of logLines) expect(line).not.toContain(first.apiKey)
-
-    const exit = await stop(first)
-    expect(exit).toEqual({ code: 0, signal: null })
     expect(first.stderr()).not.toMatch(/\n\s+at /)
     expect(first.stderr()).not.toMatch(/Error/)
 
