@@ -37,7 +37,7 @@ const collect = (child: ChildProcess) => {
   let stderr = ""
   child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
   child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
-  const exited = new Promise<Exit>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })))
+  const exited = new Promise<Exit>((resolve) => child.once("close", (code, signal) => resolve({ code, signal })))
   return { stdout: () => stdout, stderr: () => stderr, exited }
 }
 
