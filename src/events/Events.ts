@@ -18,6 +18,8 @@ export interface StoredEvent {
   readonly partnerId: string
   readonly customerId: string | null
   readonly envelope: EventEnvelope
+  /** True when recording it queued a webhook delivery (the partner has a URL): the dispatcher wakes only then. */
+  readonly webhookQueued?: boolean | undefined
 }
 
 export interface NewEvent {
@@ -107,12 +109,13 @@ export const OutboxLayer = Layer.effect(
           VALUES (${id}, ${event.partnerId}, ${event.customerId ?? null}, ${event.type},
                   ${JSON.stringify(event.data)}::jsonb, ${createdAt})
           RETURNING id, seq, partner_id, customer_id, type, data, created_at`
-        const stored = fromRow(rows[0]!)
         // The webhook delivery, in the same transaction: only when the partner has a URL (see src/webhooks).
-        yield* sql`
+        const queued = yield* sql`
           INSERT INTO webhook_deliveries (event_id, partner_id, type, status, next_attempt_at, created_at)
           SELECT ${id}, partner_id, ${event.type}, 'PENDING', ${createdAt}, ${createdAt}
-          FROM webhook_configs WHERE partner_id = ${event.partnerId}`
+          FROM webhook_configs WHERE partner_id = ${event.partnerId}
+          RETURNING event_id`
+        const stored: StoredEvent = { ...fromRow(rows[0]!), webhookQueued: queued.length > 0 }
         const pending = yield* Effect.serviceOption(PendingEvents)
         yield* Option.match(pending, {
           onSome: (ref) => Ref.update(ref, (all) => [...all, stored]),

@@ -136,34 +136,52 @@ export const layer = Layer.effect(
           INSERT INTO ledger_transactions (id, partner_id, customer_id, reason, resource_type, resource_id, reference, event_id, created_at)
           VALUES (${transactionId}, ${input.partnerId}, ${input.customerId}, ${input.reason}, ${input.resourceType},
                   ${input.resourceId}, ${input.reference ?? null}, ${input.eventId}, ${yield* clock.now})`
+        const entries: Array<{
+          id: string
+          transactionId: string
+          accountId: string
+          currency: string
+          amount: bigint
+          balanceAfter: string | null
+        }> = []
         // Debits first: a refused debit fails the command before any credit is written.
         const ordered = [...input.postings].sort((a, b) => (a.amount < b.amount ? -1 : a.amount > b.amount ? 1 : 0))
         for (const posting of ordered) {
-          const id = yield* accountId(posting.account)
-          let balanceAfter: string | null = null
-          if (posting.account.kind !== "house") {
-            const updated = yield* sql<AccountRow>`
-              UPDATE ledger_accounts SET balance = balance + ${posting.amount}
-              WHERE id = ${id} AND balance + ${posting.amount} >= 0
+          const { account, amount } = posting
+          if (account.kind === "house") {
+            // House accounts are never updated as rows: their balance is the sum of their entries.
+            entries.push({ id: yield* ids.uuid, transactionId, accountId: yield* accountId(account), currency: account.currency, amount, balanceAfter: null })
+            continue
+          }
+          // The common case in one statement: the account exists and the balance stays non-negative.
+          let updated = yield* sql<AccountRow>`
+            UPDATE ledger_accounts SET balance = balance + ${amount}
+            WHERE customer_id = ${account.customerId} AND kind = ${account.kind} AND currency = ${account.currency}
+              AND balance + ${amount} >= 0
+            RETURNING id, balance`
+          if (updated.length === 0) {
+            // Either the account does not exist yet (create it) or the balance would go negative.
+            const id = yield* accountId(account)
+            updated = yield* sql<AccountRow>`
+              UPDATE ledger_accounts SET balance = balance + ${amount}
+              WHERE id = ${id} AND balance + ${amount} >= 0
               RETURNING id, balance`
             if (updated.length === 0) {
-              if (posting.account.kind === "held") {
+              if (account.kind === "held") {
                 return yield* Effect.dieMessage(`ledger: held balance would go negative in ${input.reason}`)
               }
               const current = yield* sql<AccountRow>`SELECT id, balance FROM ledger_accounts WHERE id = ${id}`
               const have = BigInt(current[0]?.balance ?? "0")
-              const currency = posting.account.currency
               return yield* new InsufficientBalance({
-                message: `Insufficient ${currency} balance: available ${toDecimalString(currency, have)}, ` +
-                  `required ${toDecimalString(currency, -posting.amount)}`
+                message: `Insufficient ${account.currency} balance: available ${toDecimalString(account.currency, have)}, ` +
+                  `required ${toDecimalString(account.currency, -amount)}`
               })
             }
-            balanceAfter = updated[0]!.balance
           }
-          yield* sql`
-            INSERT INTO ledger_entries (id, transaction_id, account_id, currency, amount, balance_after)
-            VALUES (${yield* ids.uuid}, ${transactionId}, ${id}, ${posting.account.currency}, ${posting.amount}, ${balanceAfter})`
+          const row = updated[0]!
+          entries.push({ id: yield* ids.uuid, transactionId, accountId: row.id, currency: account.currency, amount, balanceAfter: row.balance })
         }
+        yield* sql`INSERT INTO ledger_entries ${sql.insert(entries)}`
         return { transactionId }
       }).pipe(Effect.catchTag("SqlError", Effect.die))
 

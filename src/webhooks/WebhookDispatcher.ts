@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, FiberSet, Layer, PubSub, Queue, Ref } from "effect"
+import { Chunk, Effect, FiberSet, Layer, PubSub, Queue, Ref } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { EventBus } from "../events/Events.js"
 import { Ids } from "../ids/Ids.js"
@@ -124,8 +124,15 @@ export const layer = Layer.scopedDiscard(Effect.gen(function*() {
   })
 
   const events = yield* PubSub.subscribe(bus)
-  // One wake-up per burst of committed events: take blocks for the first, takeAll drops the rest of the burst.
-  yield* Effect.forkScoped(Effect.forever(Queue.take(events).pipe(Effect.zipRight(Queue.takeAll(events)), Effect.zipRight(sender.wake))))
+  // One wake-up per burst of committed events that queued a delivery: take blocks for the first, takeAll drains
+  // the rest of the burst; events of partners without a URL never wake the dispatcher.
+  yield* Effect.forkScoped(Effect.forever(
+    Effect.gen(function*() {
+      const first = yield* Queue.take(events)
+      const rest = yield* Queue.takeAll(events)
+      if (first.webhookQueued === true || Chunk.some(rest, (event) => event.webhookQueued === true)) yield* sender.wake
+    })
+  ))
   yield* clock.registerDrain(drain)
   yield* Effect.forkScoped(loop)
 }))
