@@ -5,14 +5,8 @@
  *   npm run bench:ledger                      # PGlite, plus PostgreSQL on a throwaway cluster if /usr/lib/postgresql/15 exists
  *   BENCH_DATABASE_URL=postgres://... npm run bench:ledger
  */
-import { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
-import { Effect, Layer, LogLevel, Logger, ManagedRuntime, Option, Redacted, String as Str } from "effect"
-import { execFileSync } from "node:child_process"
-import * as NodeFs from "node:fs"
-import { makeServicesLayer } from "../../src/App.js"
-import { AppConfig } from "../../src/config/AppConfig.js"
-import { pgliteLayer } from "../../src/db/Database.js"
+import { Effect } from "effect"
+import { type BenchDatabase, benchConfig, onEachDatabase, withServices } from "./BenchSupport.js"
 import { Outbox } from "../../src/events/Events.js"
 import { CustomerActors } from "../../src/ledger/CustomerActors.js"
 import * as Ledger from "../../src/ledger/Ledger.js"
@@ -25,11 +19,7 @@ const manyCustomers = Number(process.env.BENCH_CUSTOMERS ?? 200)
 const postingsPerCustomer = Number(process.env.BENCH_POSTINGS_PER_CUSTOMER ?? 10)
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32)
 
-const config = {
-  port: 0, host: "127.0.0.1", dataDir: ":memory:", databaseUrl: Option.none(), mode: "sandbox" as const,
-  encryptionKey: Option.some(Redacted.make("22".repeat(32))), logLevel: LogLevel.Warning, maxJsonBodyBytes: 1 << 20,
-  actorMailboxCapacity: 4096, actorIdleMs: 60_000, webhookTimeoutMs: 10_000
-}
+const config = benchConfig("22".repeat(32))
 
 const credit = (partnerId: string, customerId: string, amount: bigint) =>
   Effect.gen(function*() {
@@ -50,7 +40,7 @@ const credit = (partnerId: string, customerId: string, amount: bigint) =>
       }))
   })
 
-const run = (label: string, database: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, unknown, AppConfig>) =>
+const run = (label: string, database: BenchDatabase) =>
   Effect.gen(function*() {
     const partners = yield* Partners
     const customers = yield* Customers
@@ -83,37 +73,6 @@ const run = (label: string, database: Layer.Layer<PgClient.PgClient | SqlClient.
       console.log(report.violations.join("\n"))
       process.exitCode = 1
     }
-  }).pipe(
-    Effect.provide(makeServicesLayer(database as never).pipe(
-      Layer.provide(Logger.minimumLogLevel(LogLevel.Warning)),
-      Layer.provideMerge(Layer.succeed(AppConfig, config))
-    )),
-    Effect.scoped
-  )
+  }).pipe((effect) => withServices(config, database, effect))
 
-const pgLayer = (url: string) =>
-  PgClient.layer({
-    transformResultNames: Str.snakeToCamel, transformQueryNames: Str.camelToSnake, url: Redacted.make(url), maxConnections: 16
-  })
-
-const main = async () => {
-  await ManagedRuntime.make(Layer.empty).runPromise(run("PGlite (in memory)", pgliteLayer({})))
-  let url = process.env.BENCH_DATABASE_URL
-  let cluster: string | undefined
-  if (url === undefined && NodeFs.existsSync("/usr/lib/postgresql/15/bin/initdb")) {
-    const env = execFileSync("bash", [".ci/pg.sh", "start"], { encoding: "utf8" })
-    cluster = /PG_TMP=(\S+)/.exec(env)?.[1]
-    url = /TEST_DATABASE_URL=(\S+)/.exec(env)?.[1]
-  }
-  try {
-    if (url !== undefined) await ManagedRuntime.make(Layer.empty).runPromise(run("PostgreSQL 15", pgLayer(url)))
-    else console.log("PostgreSQL: skipped (set BENCH_DATABASE_URL)")
-  } finally {
-    if (cluster !== undefined) execFileSync("bash", [".ci/pg.sh", "stop", cluster])
-  }
-}
-
-main().catch((error) => {
-  console.error(error)
-  process.exit(1)
-})
+onEachDatabase(run)

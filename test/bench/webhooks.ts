@@ -10,16 +10,11 @@
  *   BENCH_EVENTS=4000 npm run bench:webhooks
  */
 import { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
-import { Effect, Layer, LogLevel, Logger, ManagedRuntime, Option, Redacted, String as Str } from "effect"
-import { execFileSync } from "node:child_process"
-import * as NodeFs from "node:fs"
+import { Effect } from "effect"
+import { type BenchDatabase, benchConfig, onEachDatabase, withServices } from "./BenchSupport.js"
 import * as NodeHttp from "node:http"
 import type { AddressInfo } from "node:net"
-import { makeServicesLayer } from "../../src/App.js"
 import { ServiceClock } from "../../src/clock/ServiceClock.js"
-import { AppConfig } from "../../src/config/AppConfig.js"
-import { pgliteLayer } from "../../src/db/Database.js"
 import { Outbox, transaction } from "../../src/events/Events.js"
 import { Partners } from "../../src/partners/Partners.js"
 import { concurrencyMax, perPartnerMax } from "../../src/webhooks/WebhookDispatcher.js"
@@ -29,11 +24,7 @@ import { Webhooks } from "../../src/webhooks/Webhooks.js"
 const events = Number(process.env.BENCH_EVENTS ?? 2000)
 const writers = 8
 
-const config = {
-  port: 0, host: "127.0.0.1", dataDir: ":memory:", databaseUrl: Option.none(), mode: "sandbox" as const,
-  encryptionKey: Option.some(Redacted.make("33".repeat(32))), logLevel: LogLevel.Warning, maxJsonBodyBytes: 1 << 20,
-  actorMailboxCapacity: 4096, actorIdleMs: 60_000, webhookTimeoutMs: 10_000
-}
+const config = benchConfig("33".repeat(32))
 
 /** A receiver that verifies every signature (401 when bad) and fails a chosen share of first attempts. */
 const startReceiver = async () => {
@@ -131,7 +122,7 @@ const scenario = (receiver: Receiver, label: string, partnerCount: number, failS
       ` (${attempts} attempts = ${(attempts / seconds).toFixed(0)} attempts/s; events recorded in ${recordedSeconds.toFixed(2)} s)`)
   })
 
-const run = (label: string, database: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, unknown, AppConfig>) =>
+const run = (label: string, database: BenchDatabase) =>
   Effect.gen(function*() {
     const receiver = yield* Effect.promise(startReceiver)
     console.log(`${label} (in flight: ${concurrencyMax} per process, ${perPartnerMax} per partner)`)
@@ -141,37 +132,6 @@ const run = (label: string, database: Layer.Layer<PgClient.PgClient | SqlClient.
     console.log(`  signatures: ${receiver.stats.requests} verified requests, ${receiver.stats.badSignatures} bad`)
     if (receiver.stats.badSignatures > 0) process.exitCode = 1
     yield* Effect.promise(receiver.close)
-  }).pipe(
-    Effect.provide(makeServicesLayer(database as never).pipe(
-      Layer.provide(Logger.minimumLogLevel(LogLevel.Warning)),
-      Layer.provideMerge(Layer.succeed(AppConfig, config))
-    )),
-    Effect.scoped
-  )
+  }).pipe((effect) => withServices(config, database, effect))
 
-const pgLayer = (url: string) =>
-  PgClient.layer({
-    transformResultNames: Str.snakeToCamel, transformQueryNames: Str.camelToSnake, url: Redacted.make(url), maxConnections: 16
-  })
-
-const main = async () => {
-  await ManagedRuntime.make(Layer.empty).runPromise(run("PGlite (in memory)", pgliteLayer({})))
-  let url = process.env.BENCH_DATABASE_URL
-  let cluster: string | undefined
-  if (url === undefined && NodeFs.existsSync("/usr/lib/postgresql/15/bin/initdb")) {
-    const env = execFileSync("bash", [".ci/pg.sh", "start"], { encoding: "utf8" })
-    cluster = /PG_TMP=(\S+)/.exec(env)?.[1]
-    url = /TEST_DATABASE_URL=(\S+)/.exec(env)?.[1]
-  }
-  try {
-    if (url !== undefined) await ManagedRuntime.make(Layer.empty).runPromise(run("PostgreSQL 15", pgLayer(url)))
-    else console.log("PostgreSQL: skipped (set BENCH_DATABASE_URL)")
-  } finally {
-    if (cluster !== undefined) execFileSync("bash", [".ci/pg.sh", "stop", cluster])
-  }
-}
-
-main().catch((error) => {
-  console.error(error)
-  process.exit(1)
-})
+onEachDatabase(run)
