@@ -8,7 +8,7 @@ import * as Crypto from "node:crypto"
  * returned by `PUT /webhook` or `POST /webhook/rotate-secret`).
  *
  * ```ts
- * const result = verifySignature(rawBody, req.headers["x-service-signature"], process.env.WEBHOOK_SECRET!)
+ * const result = verifySignature(rawBody, req.headers["x-service-signature"], signingSecret)
  * if (!result.ok) return res.writeHead(401).end()
  * ```
  *
