@@ -76,7 +76,9 @@ export const harness = (app: TestApp, partnerId: string) => {
       command(customerId, ({ ledger, outbox }) =>
         Effect.gen(function*() {
           const eventId = yield* event(outbox, customerId, "test.post", { reservationId })
-          const destinations: Array<Ledger.Posting> = [{ account: Ledger.house("chain_omnibus", currency), amount: amount - fee }]
+          // A fee of the whole amount leaves nothing for the chain: a ledger posting is never zero.
+          const destinations: Array<Ledger.Posting> = []
+          if (amount - fee > 0n) destinations.push({ account: Ledger.house("chain_omnibus", currency), amount: amount - fee })
           if (fee > 0n) destinations.push({ account: Ledger.house("fee_revenue", currency), amount: fee })
           return yield* ledger.postReservation({ reservationId, reason: "send", eventId, destinations })
         })),
