@@ -157,7 +157,10 @@ const runParallel = async (context: RunContext, spec: Of<"parallel">) => {
   const requests = scopes.map((scope) => toRequest({ ...context, scope }, request))
   const responses = await Promise.all(requests.map(({ request: r, auth }) => call(context, r, auth)))
   const counts = new Map<string, number>()
-  for (const response of responses) counts.set(String(response.status), (counts.get(String(response.status)) ?? 0) + 1)
+  // Statuses in ascending order, whichever copy finished first: the report reads the same on every run.
+  for (const status of responses.map((response) => response.status).sort((a, b) => a - b)) {
+    counts.set(String(status), (counts.get(String(status)) ?? 0) + 1)
+  }
   const outcome = [...counts].map(([status, n]) => `${status} ×${n}`).join(", ")
   const mismatches: Array<Mismatch> = []
   if (expect?.statuses !== undefined) {
