@@ -10,6 +10,7 @@ import { baseUrlOf, makeServicesLayer, ServerLayer, type DatabaseLayer } from ".
 import { AppConfig, type AppConfigShape } from "../../src/config/AppConfig.js"
 import { pgliteLayer } from "../../src/db/Database.js"
 import * as Ids from "../../src/ids/Ids.js"
+import * as ServiceClock from "../../src/clock/ServiceClock.js"
 import { PgClient } from "@effect/sql-pg"
 import { String as Str } from "effect"
 
@@ -87,12 +88,17 @@ export interface TestApp {
 }
 
 /** Starts the whole service on a loopback port with a fresh database; talk to it with real HTTP. */
-export const startTestApp = async (options: { readonly config?: Partial<AppConfigShape>; readonly seed?: string } = {}): Promise<TestApp> => {
+export const startTestApp = async (
+  options: { readonly config?: Partial<AppConfigShape>; readonly seed?: string; readonly wallClock?: boolean } = {}
+): Promise<TestApp> => {
   const database = await testDatabaseLayer()
   const config = testConfig(options.config)
   const ids = options.seed === undefined ? Ids.layer : Ids.layerSeeded(options.seed)
+  // A frozen service clock (starting now): time moves only when a test advances it, so "still pending one second
+  // before the deadline" holds however slowly a loaded machine runs the test.
+  const clock = options.wallClock === true ? ServiceClock.layer : ServiceClock.layerFixed(new Date())
   const layer = ServerLayer.pipe(
-    Layer.provideMerge(makeServicesLayer(database.layer, ids)),
+    Layer.provideMerge(makeServicesLayer(database.layer, ids, clock)),
     Layer.provide(Logger.minimumLogLevel(config.logLevel)),
     Layer.provideMerge(Layer.succeed(AppConfig, config))
   )
