@@ -49,7 +49,15 @@ export const transaction = <A, E, R>(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const outer = yield* Effect.serviceOption(PendingEvents)
-    if (Option.isSome(outer)) return yield* sql.withTransaction(effect)
+    if (Option.isSome(outer)) {
+      // A nested transaction is a savepoint: its events join the outer list only if it succeeds, so an inner
+      // failure that the caller recovers from never publishes events whose rows were rolled back.
+      const inner = yield* Ref.make<Array<StoredEvent>>([])
+      const result = yield* sql.withTransaction(Effect.provideService(effect, PendingEvents, inner))
+      const recorded = yield* Ref.get(inner)
+      yield* Ref.update(outer.value, (all) => [...all, ...recorded])
+      return result
+    }
     const pending = yield* Ref.make<Array<StoredEvent>>([])
     const result = yield* sql.withTransaction(Effect.provideService(effect, PendingEvents, pending))
     const bus = yield* EventBus
