@@ -1,17 +1,14 @@
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
-import { Deferred, Effect, PubSub, Schedule, Stream } from "effect"
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect, PubSub, Stream } from "effect"
 import { Api } from "../Api.js"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { Customers } from "../customers/Customers.js"
 import type { CustomerRow } from "../customers/CustomersRepo.js"
 import { EventBus } from "../events/Events.js"
 import { CurrentPartner } from "../http/Auth.js"
-import { Shutdown } from "../http/Shutdown.js"
+import * as ServerSentEvents from "../http/ServerSentEvents.js"
 import { LedgerReads } from "./LedgerReads.js"
 
-/** Heartbeat interval of the balance stream (real time: it keeps proxies from closing an idle connection). */
-const heartbeatSeconds = 15
-const endOfStream = "\u0000end"
 
 export const LedgerHttp = HttpApiBuilder.group(Api, "ledger", (handlers) =>
   Effect.gen(function*() {
@@ -19,7 +16,6 @@ export const LedgerHttp = HttpApiBuilder.group(Api, "ledger", (handlers) =>
     const reads = yield* LedgerReads
     const bus = yield* EventBus
     const clock = yield* ServiceClock
-    const shutdown = yield* Shutdown
     const owned = (customerId: string) => Effect.flatMap(CurrentPartner, (partner) => customers.getOwned(partner.id, customerId))
 
     const balanceStream = (customer: CustomerRow) =>
@@ -28,27 +24,20 @@ export const LedgerHttp = HttpApiBuilder.group(Api, "ledger", (handlers) =>
         const subscription = yield* PubSub.subscribe(bus)
         let sequence = 0
         let last = ""
-        const frame = Effect.gen(function*() {
+        const snapshot = Effect.gen(function*() {
           const balances = yield* reads.balances(customer)
           const key = JSON.stringify(balances)
           if (key === last) return ""
           last = key
           sequence += 1
-          const data = JSON.stringify({ customerId: customer.id, balances, at: (yield* clock.now).toISOString() })
-          return `id: ${sequence}\nevent: balance\ndata: ${data}\n\n`
+          const data = { customerId: customer.id, balances, at: (yield* clock.now).toISOString() }
+          return ServerSentEvents.frame({ id: sequence, event: "balance", data })
         })
         const changes = Stream.fromQueue(subscription).pipe(
           Stream.filter((event) => event.customerId === customer.id),
-          Stream.mapEffect(() => frame)
+          Stream.mapEffect(() => snapshot)
         )
-        const heartbeats = Stream.fromSchedule(Schedule.spaced(`${heartbeatSeconds} seconds`)).pipe(Stream.as(": heartbeat\n\n"))
-        return Stream.concat(Stream.fromEffect(frame), changes).pipe(
-          Stream.merge(heartbeats),
-          Stream.filter((chunk) => chunk !== ""),
-          // On shutdown the stream ends normally (the chunked response is terminated, not cut).
-          Stream.merge(Stream.fromEffect(Deferred.await(shutdown)).pipe(Stream.as(endOfStream))),
-          Stream.takeWhile((chunk) => chunk !== endOfStream)
-        )
+        return Stream.concat(Stream.fromEffect(snapshot), changes).pipe(Stream.filter((chunk) => chunk !== ""))
       }))
 
     return handlers
@@ -56,9 +45,5 @@ export const LedgerHttp = HttpApiBuilder.group(Api, "ledger", (handlers) =>
       .handle("transactions", ({ path, urlParams }) =>
         Effect.flatMap(owned(path.customerId), (customer) => reads.entries(customer, urlParams)))
       .handle("balanceStream", ({ path }) =>
-        Effect.map(owned(path.customerId), (customer) =>
-          HttpServerResponse.stream(balanceStream(customer).pipe(Stream.encodeText), {
-            contentType: "text/event-stream",
-            headers: { "cache-control": "no-cache", "x-accel-buffering": "no" }
-          })))
+        Effect.flatMap(owned(path.customerId), (customer) => ServerSentEvents.response(balanceStream(customer))))
   }))

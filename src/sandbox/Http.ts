@@ -1,12 +1,12 @@
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Deferred, Effect, PubSub, Schedule, Stream } from "effect"
+import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
+import { Effect, PubSub, Stream } from "effect"
 import { Api } from "../Api.js"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { EventBus, Outbox, type StoredEvent } from "../events/Events.js"
 import { BadRequest } from "../http/ApiError.js"
 import { CurrentPartner, type Partner } from "../http/Auth.js"
 import { Cursors, paginate } from "../http/Pagination.js"
-import { Shutdown } from "../http/Shutdown.js"
+import * as ServerSentEvents from "../http/ServerSentEvents.js"
 import { Partners } from "../partners/Partners.js"
 
 const partnerView = (partner: Partner) => ({
@@ -19,11 +19,9 @@ const partnerView = (partner: Partner) => ({
 
 /** Events replayed after a `Last-Event-ID` on reconnect, at most. */
 const replayMax = 1000
-const heartbeatSeconds = 15
-const endOfStream = "\u0000end"
 
 const eventFrame = (event: StoredEvent) =>
-  `id: ${event.seq}\nevent: ${event.envelope.type}\ndata: ${JSON.stringify({ ...event.envelope, customerId: event.customerId })}\n\n`
+  ServerSentEvents.frame({ id: event.seq, event: event.envelope.type, data: { ...event.envelope, customerId: event.customerId } })
 
 export const SandboxPartnersHttp = HttpApiBuilder.group(Api, "sandboxPartners", (handlers) =>
   Effect.map(Partners, (partners) =>
@@ -40,7 +38,6 @@ export const SandboxHttp = HttpApiBuilder.group(Api, "sandbox", (handlers) =>
     const outbox = yield* Outbox
     const cursors = yield* Cursors
     const bus = yield* EventBus
-    const shutdown = yield* Shutdown
     const reading = Effect.all({
       now: clock.now,
       offsetSeconds: Effect.map(clock.offsetMs, (ms) => ms / 1000)
@@ -81,20 +78,13 @@ export const SandboxHttp = HttpApiBuilder.group(Api, "sandbox", (handlers) =>
               lastSeq = seq
               return true
             }
-            const heartbeats = Stream.fromSchedule(Schedule.spaced(`${heartbeatSeconds} seconds`)).pipe(Stream.as(": heartbeat\n\n"))
             return Stream.fromIterable(backlog).pipe(
               Stream.concat(Stream.fromQueue(subscription).pipe(Stream.filter(matches))),
               Stream.filter(fresh),
-              Stream.map(eventFrame),
-              Stream.merge(heartbeats),
-              Stream.merge(Stream.fromEffect(Deferred.await(shutdown)).pipe(Stream.as(endOfStream))),
-              Stream.takeWhile((chunk) => chunk !== endOfStream)
+              Stream.map(eventFrame)
             )
           }))
-          return HttpServerResponse.stream(Stream.encodeText(stream), {
-            contentType: "text/event-stream",
-            headers: { "cache-control": "no-cache", "x-accel-buffering": "no" }
-          })
+          return yield* ServerSentEvents.response(stream)
         }))
       .handle("clock", () => reading)
       .handle("advanceClock", ({ payload }) => Effect.zipRight(clock.advance(payload.seconds), reading))
