@@ -4,7 +4,7 @@ import { nameEnquiry } from "../../simulators/bank/NameEnquiry.js"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import type { CustomerRow } from "../customers/CustomersRepo.js"
 import { BadRequest, type CustomerForbidden, NotFound } from "../http/ApiError.js"
-import { Ids } from "../ids/Ids.js"
+import { Ids, isUuid } from "../ids/Ids.js"
 import { CustomerActors } from "../ledger/CustomerActors.js"
 import type { CustomerBusy } from "../ledger/Errors.js"
 import {
@@ -22,7 +22,6 @@ import * as BankAccountsRepo from "./BankAccountsRepo.js"
 /** Saved accounts per customer at most (a limit on everything). */
 export const savedAccountsMax = 20
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 export const last4 = (accountNumber: string) => accountNumber.slice(-4)
 export const masked = (accountNumber: string) => "*".repeat(Math.max(0, accountNumber.length - 4)) + last4(accountNumber)
@@ -141,7 +140,7 @@ export const layer = Layer.effect(
 
     const get = (customer: CustomerRow, accountId: string) =>
       Effect.gen(function*() {
-        if (!uuidPattern.test(accountId)) return yield* notFound()
+        if (!isUuid(accountId)) return yield* notFound()
         const row = yield* repo.find(customer.id, accountId.toLowerCase()).pipe(Effect.orDie)
         if (row === undefined) return yield* notFound()
         return toBankAccount(row)
@@ -150,7 +149,7 @@ export const layer = Layer.effect(
     const makeDefault = (partnerId: string, customerId: string, accountId: string) =>
       actors.run(partnerId, customerId, (customer) =>
         Effect.gen(function*() {
-          if (!uuidPattern.test(accountId)) return yield* notFound()
+          if (!isUuid(accountId)) return yield* notFound()
           const row = yield* repo.setDefault(customer.id, accountId.toLowerCase(), yield* clock.now)
           if (row === undefined) return yield* notFound()
           return toBankAccount(row)

@@ -5,12 +5,11 @@ import { EventBus, Outbox, transaction } from "../events/Events.js"
 import { CustomerForbidden, type InvalidCursor } from "../http/ApiError.js"
 import type { Page } from "../http/Envelope.js"
 import { Cursors, paginate, type PageRequest } from "../http/Pagination.js"
-import { Ids } from "../ids/Ids.js"
+import { Ids, isUuid } from "../ids/Ids.js"
 import { fiatCurrencyOf } from "../reference/Countries.js"
 import { type CreateCustomer, Customer, CustomerAlreadyExists } from "./Api.js"
 import * as CustomersRepo from "./CustomersRepo.js"
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 export const toCustomer = (row: CustomersRepo.CustomerRow): Customer =>
   new Customer({
@@ -89,7 +88,7 @@ export const layer = Layer.effect(
 
     const getOwned = (partnerId: string, customerId: string) =>
       Effect.gen(function*() {
-        if (!uuidPattern.test(customerId)) return yield* CustomerForbidden.standard()
+        if (!isUuid(customerId)) return yield* CustomerForbidden.standard()
         const row = yield* repo.findOwned(partnerId, customerId.toLowerCase()).pipe(Effect.orDie)
         if (row === undefined) return yield* CustomerForbidden.standard()
         return row

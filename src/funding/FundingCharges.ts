@@ -7,7 +7,7 @@ import { Outbox } from "../events/Events.js"
 import { BadRequest, type CustomerForbidden, type InvalidCursor } from "../http/ApiError.js"
 import type { Page } from "../http/Envelope.js"
 import { Cursors, paginate, type PageRequest } from "../http/Pagination.js"
-import { Ids } from "../ids/Ids.js"
+import { Ids, isUuid } from "../ids/Ids.js"
 import { Jobs } from "../jobs/Jobs.js"
 import { CustomerActors } from "../ledger/CustomerActors.js"
 import type { CustomerBusy, ReferenceInUse } from "../ledger/Errors.js"
@@ -28,7 +28,6 @@ export const expireJob = "funding.charge_expire"
 export const autoPayJob = "funding.charge_autopay"
 
 const accountAttemptsMax = 5
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const tokenPattern = /^[A-Za-z0-9_-]{43}$/
 const narrationAlphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 
@@ -225,7 +224,7 @@ export const layer = Layer.effect(
 
     const get = (customer: CustomerRow, chargeId: string) =>
       Effect.gen(function*() {
-        if (!uuidPattern.test(chargeId)) return yield* FundingChargeNotFound.standard()
+        if (!isUuid(chargeId)) return yield* FundingChargeNotFound.standard()
         const row = yield* repo.charge(chargeId.toLowerCase())
         if (row === undefined || row.customerId !== customer.id) return yield* FundingChargeNotFound.standard()
         return toCharge(row, yield* clock.now)
@@ -280,7 +279,7 @@ export const layer = Layer.effect(
 
     const ownedByPartner = (partnerId: string, chargeId: string) =>
       Effect.gen(function*() {
-        if (!uuidPattern.test(chargeId)) return yield* FundingChargeNotFound.standard()
+        if (!isUuid(chargeId)) return yield* FundingChargeNotFound.standard()
         const row = yield* repo.chargeOfPartner(partnerId, chargeId.toLowerCase())
         if (row === undefined) return yield* FundingChargeNotFound.standard()
         return row

@@ -46,3 +46,8 @@ export const layerSeeded = (seed: string) =>
       bytes: (length) => Effect.sync(() => Buffer.from(next(length)))
     })
   })
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** Whether a path or body value has the shape of an id: anything else is answered like an unknown id. */
+export const isUuid = (value: string): boolean => uuidPattern.test(value)

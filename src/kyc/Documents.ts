@@ -3,7 +3,7 @@ import * as Crypto from "node:crypto"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { Customers } from "../customers/Customers.js"
 import { BadRequest, type CustomerForbidden, NotFound } from "../http/ApiError.js"
-import { Ids } from "../ids/Ids.js"
+import { Ids, isUuid } from "../ids/Ids.js"
 import {
   type DocumentContentType,
   documentBytesMax,
@@ -42,7 +42,6 @@ const toStored = (row: KycRepo.DocumentRow): StoredDocument => ({
   createdAt: row.createdAt
 })
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 export class Documents extends Context.Tag("KycDocuments")<Documents, {
   readonly upload: (
@@ -95,7 +94,7 @@ export const layer = Layer.effect(
       Effect.gen(function*() {
         const customer = yield* customers.getOwned(partnerId, customerId)
         const missing = new NotFound({ message: "No such document for this customer" })
-        if (!uuidPattern.test(documentId)) return yield* missing
+        if (!isUuid(documentId)) return yield* missing
         const row = yield* repo.documentContent(customer.id, documentId.toLowerCase()).pipe(Effect.orDie)
         if (row === undefined) return yield* missing
         const content = row.content instanceof Uint8Array ? row.content : Buffer.from(row.content as unknown as string, "hex")
@@ -106,7 +105,7 @@ export const layer = Layer.effect(
       })
 
     const find = (customerId: string, documentId: string) =>
-      uuidPattern.test(documentId)
+      isUuid(documentId)
         ? repo.findDocument(customerId, documentId.toLowerCase()).pipe(
           Effect.map((row) => (row === undefined ? undefined : toStored(row))),
           Effect.orDie

@@ -69,7 +69,7 @@ export class Scope {
     if (typeof value === "string") {
       const single = whole.exec(value)
       if (single !== null) return this.resolve(single[1]!)
-      return value.replace(anywhere, (token, expression: string | undefined) => {
+      return value.replace(anywhere, (_token, expression: string | undefined) => {
         if (expression === undefined) return "${"
         const resolved = this.resolve(expression)
         return typeof resolved === "string" ? resolved : JSON.stringify(resolved)

@@ -28,8 +28,6 @@ export const paint = (enabled: boolean): Paint => {
 export const formatLoadErrors = (file: string, errors: ReadonlyArray<LoadError>, p: Paint): string =>
   [`${p.red("✗")} ${p.bold(file)} ${p.red("is not a valid scenario file")}`, ...errors.map((e) => `    ${e.file}:${e.line}:${e.column}  ${e.message}`)].join("\n")
 
-const indent = (text: string, by: string) => text.split("\n").map((line) => by + line).join("\n")
-
 const failureDetails = (result: StepResult, baseUrl: string | undefined): Array<string> => {
   const failure = result.failure
   if (failure === undefined) return []

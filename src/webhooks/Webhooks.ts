@@ -7,7 +7,7 @@ import { EventBus, Outbox, transaction } from "../events/Events.js"
 import { BadRequest, type InvalidCursor } from "../http/ApiError.js"
 import type { Page } from "../http/Envelope.js"
 import { Cursors, paginate, type PageRequest } from "../http/Pagination.js"
-import { Ids } from "../ids/Ids.js"
+import { Ids, isUuid } from "../ids/Ids.js"
 import {
   type DeliveryStatus,
   type WebhookConfig,
@@ -22,7 +22,6 @@ import { checkWebhookUrl } from "./UrlRules.js"
 import { WebhookSender } from "./WebhookSender.js"
 import * as WebhooksRepo from "./WebhooksRepo.js"
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 export const toDelivery = (row: WebhooksRepo.DeliveryRow): WebhookDelivery => ({
   id: row.eventId,
@@ -135,7 +134,7 @@ export const layer = Layer.effect(
 
     const delivery = (partnerId: string, id: string) =>
       Effect.gen(function*() {
-        if (!uuidPattern.test(id)) return yield* WebhookDeliveryNotFound.standard()
+        if (!isUuid(id)) return yield* WebhookDeliveryNotFound.standard()
         const row = yield* repo.findOwned(partnerId, id.toLowerCase()).pipe(Effect.orDie)
         if (row === undefined) return yield* WebhookDeliveryNotFound.standard()
         return {
@@ -146,7 +145,7 @@ export const layer = Layer.effect(
 
     const replay = (partnerId: string, id: string) =>
       Effect.gen(function*() {
-        if (!uuidPattern.test(id)) return yield* WebhookDeliveryNotFound.standard()
+        if (!isUuid(id)) return yield* WebhookDeliveryNotFound.standard()
         const row = yield* repo.replay(partnerId, id.toLowerCase(), yield* clock.now).pipe(Effect.orDie)
         if (row === undefined) return yield* WebhookDeliveryNotFound.standard()
         yield* sender.wake

@@ -27,6 +27,7 @@ import {
 } from "./Api.js"
 import { defaultWithdrawalFees, describeFee, type FeeSplit, minimumRequest, splitWithdrawal } from "./Fees.js"
 import * as WithdrawalsRepo from "./WithdrawalsRepo.js"
+import { isUuid } from "../ids/Ids.js"
 
 /**
  * Withdrawals to the customer's default bank account. Submitting reserves the requested amount (available -> held)
@@ -53,7 +54,6 @@ const PayoutJob = Schema.Struct({
 })
 type PayoutJob = typeof PayoutJob.Type
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 export const toWithdrawal = (row: WithdrawalsRepo.WithdrawalRow): Withdrawal => {
   const currency = row.currency as FiatCurrency
@@ -310,7 +310,7 @@ export const layer = Layer.effect(
 
     const control = (partnerId: string, withdrawalId: string, move: Move) =>
       Effect.gen(function*() {
-        if (!uuidPattern.test(withdrawalId)) return yield* notFound()
+        if (!isUuid(withdrawalId)) return yield* notFound()
         const found = yield* repo.findForPartner(partnerId, withdrawalId.toLowerCase()).pipe(Effect.orDie)
         if (found === undefined) return yield* notFound()
         return yield* actors.run(partnerId, found.customerId, () =>
@@ -331,7 +331,7 @@ export const layer = Layer.effect(
 
     const get = (customer: CustomerRow, withdrawalId: string) =>
       Effect.gen(function*() {
-        if (!uuidPattern.test(withdrawalId)) return yield* notFound()
+        if (!isUuid(withdrawalId)) return yield* notFound()
         const row = yield* repo.find(customer.id, withdrawalId.toLowerCase()).pipe(Effect.orDie)
         if (row === undefined) return yield* notFound()
         return toWithdrawal(row)
