@@ -1,13 +1,9 @@
-import { PGlite } from "@electric-sql/pglite"
-import { createPgConfig } from "@electric-sql/pglite/node-postgres"
 import { HttpServer } from "@effect/platform"
-import { PgClient } from "@effect/sql-pg"
-import { Effect, Layer, Logger, ManagedRuntime, Option, Redacted, String as Str } from "effect"
+import { Layer, Logger, ManagedRuntime, Option, Redacted } from "effect"
 import * as Crypto from "node:crypto"
-import Pg from "pg"
 import { baseUrlOf, makeServicesLayer, ServerLayer } from "../App.js"
 import { AppConfig, type AppConfigShape } from "../config/AppConfig.js"
-import { migrate, pgliteLayer } from "../db/Database.js"
+import { pgliteLayer } from "../db/Database.js"
 import * as Ids from "../ids/Ids.js"
 import * as ServiceClock from "../clock/ServiceClock.js"
 
@@ -22,23 +18,7 @@ export interface Target {
 }
 
 /** A migrated empty database as a PGlite data-dir tarball. */
-export const makeTemplate = async (): Promise<Blob> => {
-  const db = await PGlite.create()
-  try {
-    const client = PgClient.layerFromPool({
-      transformResultNames: Str.snakeToCamel,
-      transformQueryNames: Str.camelToSnake,
-      acquire: Effect.acquireRelease(
-        Effect.sync(() => new Pg.Pool(createPgConfig(db) as unknown as Pg.PoolConfig)),
-        (pool) => Effect.promise(() => pool.end())
-      )
-    })
-    await Effect.runPromise(migrate.pipe(Effect.provide(Layer.orDie(client)), Effect.asVoid))
-    return await db.dumpDataDir("none")
-  } finally {
-    await db.close()
-  }
-}
+export { migratedPgliteTemplate as makeTemplate } from "../db/Database.js"
 
 /**
  * Where an in-process service's clock stands still until a scenario advances it: every scenario (whatever its

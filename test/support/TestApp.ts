@@ -1,4 +1,3 @@
-import { PGlite } from "@electric-sql/pglite"
 import { HttpServer } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, LogLevel, Logger, ManagedRuntime, Option, Redacted } from "effect"
@@ -152,4 +151,3 @@ export const customerBody = (overrides: Record<string, unknown> = {}) => ({
   ...overrides
 })
 
-export { PGlite }

@@ -1,9 +1,9 @@
-import { PGlite } from "@electric-sql/pglite"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import Pg from "pg"
 import type { TestProject } from "vitest/node"
+import { migratedPgliteTemplate } from "../../src/db/Database.js"
 import { migrateTemplate } from "./template.js"
 
 /**
@@ -33,10 +33,7 @@ export default async function setup(project: TestProject) {
       await cleanup.end()
     }
   }
-  const db = await PGlite.create()
-  await migrateTemplate({ pglite: db })
-  const dump = await db.dumpDataDir("none")
-  await db.close()
+  const dump = await migratedPgliteTemplate()
   const file = NodePath.join(NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "pmm-template-")), "template.tar")
   NodeFs.writeFileSync(file, Buffer.from(await dump.arrayBuffer()))
   project.provide("pgliteTemplate", file)
