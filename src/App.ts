@@ -13,7 +13,7 @@ import { CustomersHttp } from "./customers/Http.js"
 import * as Database from "./db/Database.js"
 import { EventBusLayer, OutboxLayer } from "./events/Events.js"
 import * as Funding from "./funding/Funding.js"
-import { FundingHttp, SandboxEftHttp, SandboxFundingHttp } from "./funding/Http.js"
+import { FundingHttp } from "./funding/Http.js"
 import { ShutdownLayer, ShutdownTrigger } from "./http/Shutdown.js"
 import { HealthHttp } from "./health/Http.js"
 import { PartnerAuthLive, SandboxAuthLive } from "./http/AuthLive.js"
@@ -24,9 +24,7 @@ import * as Jobs from "./jobs/Jobs.js"
 import * as KycDocuments from "./kyc/Documents.js"
 import { KycHttp, SandboxKycHttp } from "./kyc/Http.js"
 import * as Kyc from "./kyc/Kyc.js"
-import * as IdentityRegistrySimulator from "../simulators/identity/IdentityRegistrySimulator.js"
-import { SandboxRailsHttp } from "./rails/Http.js"
-import * as RailPolicies from "./rails/RailPolicies.js"
+import * as Simulators from "../simulators/Simulators.js"
 import * as Partners from "./partners/Partners.js"
 import * as CustomerActors from "./ledger/CustomerActors.js"
 import { LedgerHttp } from "./ledger/Http.js"
@@ -39,14 +37,15 @@ import * as WebhookDispatcher from "./webhooks/WebhookDispatcher.js"
 import * as Webhooks from "./webhooks/Webhooks.js"
 import * as WebhookSender from "./webhooks/WebhookSender.js"
 import { BankAccountsHttp } from "./bankaccounts/Http.js"
-import { SandboxWithdrawalsHttp, WithdrawalsHttp } from "./withdrawals/Http.js"
+import { WithdrawalsHttp } from "./withdrawals/Http.js"
 import * as Withdrawals from "./withdrawals/Withdrawals.js"
 
 export type DatabaseLayer = Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, SqlError.SqlError, AppConfig>
 
 /**
- * Domain services over a database. Wired here and nowhere else. `clock` defaults to the wall-clock service clock;
- * the scenario runner passes `ServiceClock.layerFixed(...)` for replayable clock readings.
+ * Domain services over a database. Wired here and nowhere else: this is the one place that chooses the rails'
+ * adapters (the simulators of simulators/, the only import of that folder in src/). `clock` defaults to the
+ * wall-clock service clock; the scenario runner passes `ServiceClock.layerFixed(...)` for replayable readings.
  */
 export const makeServicesLayer = (database: DatabaseLayer, ids: Layer.Layer<Ids.Ids> = Ids.layer, clockLayer: ServiceClock.ClockLayer = ServiceClock.layer) => {
   const foundation = Layer.mergeAll(
@@ -57,7 +56,9 @@ export const makeServicesLayer = (database: DatabaseLayer, ids: Layer.Layer<Ids.
     ShutdownLayer
   )
   const clock = clockLayer.pipe(Layer.provideMerge(foundation))
-  const infrastructure = Layer.mergeAll(OutboxLayer, CursorsLayer, Jobs.layer, RailPolicies.layer, IdentityRegistrySimulator.layer).pipe(Layer.provideMerge(clock))
+  const infrastructure = Layer.mergeAll(OutboxLayer, CursorsLayer, Jobs.layer).pipe(Layer.provideMerge(clock))
+  // Rail adapters: the domain calls them, so they come first.
+  const rails = Simulators.railsLayer.pipe(Layer.provideMerge(infrastructure))
   // Domain services, each resource's layer added here; a layer that needs another goes in a later tier.
   const tier1 = Layer.mergeAll(
     Partners.layer,
@@ -67,16 +68,17 @@ export const makeServicesLayer = (database: DatabaseLayer, ids: Layer.Layer<Ids.
     CustomerActors.layer,
     Jobs.daemonLayer,
     WebhookSender.layer
-  ).pipe(Layer.provideMerge(infrastructure))
+  ).pipe(Layer.provideMerge(rails))
   const tier2 = Layer.mergeAll(Kyc.layer.pipe(Layer.provideMerge(KycDocuments.layer)), LedgerReads.layer, Funding.layer, Webhooks.layer, WebhookDispatcher.layer, Withdrawals.moduleLayer).pipe(Layer.provideMerge(tier1))
-  return tier2
+  // The rails' answers call the domain's settlement entry points, so they come last.
+  return Simulators.outcomesLayer.pipe(Layer.provideMerge(tier2))
 }
 
 /** Handlers of the partner-facing groups (served in both modes). */
 const partnerGroups = Layer.mergeAll(HealthHttp, CustomersHttp, LedgerHttp, FundingHttp, KycHttp, WebhooksHttp, BankAccountsHttp, WithdrawalsHttp)
 
 /** Handlers of the sandbox control groups (sandbox mode only). */
-const sandboxGroups = Layer.mergeAll(SandboxHttp, SandboxPartnersHttp, SandboxRailsHttp, SandboxFundingHttp, SandboxEftHttp, SandboxKycHttp, SandboxWithdrawalsHttp)
+const sandboxGroups = Layer.mergeAll(SandboxHttp, SandboxPartnersHttp, SandboxKycHttp, Simulators.controlsLayer)
 
 /**
  * Idle keep-alive connections stay open 65 s: longer than clients' and load balancers' own idle time-outs, so the

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
 import type { KycItem, KycStatus } from "../src/kyc/Api.js"
 import { compareNames, eligibility, nextRequired, remainingAfter, tier1Verdict } from "../src/kyc/KycRules.js"
-import { RegistryUnavailable } from "../src/rails/IdentityRegistry.js"
+import { RegistryUnavailable } from "../src/rails/Identity.js"
 
 const ada = { firstName: "Ada", lastName: "Obi", middleName: null }
 const statuses = (one: KycStatus, two: KycStatus = "NOT_STARTED", three: KycStatus = "NOT_STARTED") => ({ 1: one, 2: two, 3: three })

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { RailPolicies } from "../src/rails/RailPolicies.js"
+import { RailPolicies } from "../simulators/RailPolicies.js"
 import { startTestApp, type TestApp } from "./support/TestApp.js"
 
 let app: TestApp

@@ -1,6 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { makeNuban } from "../simulators/bank/Banks.js"
-import { accountNameFor, MagicAccount, magicAccountNumber } from "../simulators/bank/NameEnquiry.js"
 import { customerBody, startTestApp, type TestApp } from "./support/TestApp.js"
 
 let app: TestApp
@@ -19,7 +17,9 @@ const newCustomer = async (country = "NG") => {
 }
 
 const gtb = "058"
-const validNuban = (serial: string, bank = gtb) => makeNuban(bank, serial)
+// Literal NUBANs with their CBN check digit for the bank (worked out by hand; test/simulators.vectors.test.ts
+// pins the algorithm), so these tests read as realistic numbers. A check digit is not required to resolve.
+const gtb123456789 = "1234567896"
 
 describe("GET /customers/{id}/banks", () => {
   it("lists the country's banks as a plain array of { code, name, country, currency }", async () => {
@@ -55,7 +55,7 @@ describe("GET /customers/{id}/banks", () => {
 describe("POST /customers/{id}/bank/verify-account", () => {
   it("resolves a realistic name, the same every time, in the customer's country by default", async () => {
     const customer = await newCustomer()
-    const accountNumber = validNuban("123456789")
+    const accountNumber = gtb123456789
     const body = { bankCode: gtb, accountNumber }
     const first = await app.request("POST", `/partner/v1/customers/${customer}/bank/verify-account`, { apiKey, body })
     expect(first.status).toBe(200)
@@ -63,7 +63,7 @@ describe("POST /customers/{id}/bank/verify-account", () => {
       bankCode: gtb,
       bankName: "Guaranty Trust Bank",
       accountNumber,
-      accountName: accountNameFor("NG", accountNumber),
+      accountName: "OGUNLEYE CHINEDU AISHA",
       country: "NG",
       currency: "NGN"
     })
@@ -72,7 +72,7 @@ describe("POST /customers/{id}/bank/verify-account", () => {
     expect(again.body.data.accountName).toBe(first.body.data.accountName)
     const other = await app.request("POST", `/partner/v1/customers/${customer}/bank/verify-account`, {
       apiKey,
-      body: { bankCode: gtb, accountNumber: validNuban("987654321") }
+      body: { bankCode: gtb, accountNumber: "9876543216" }
     })
     expect(other.status).toBe(200)
   })
@@ -87,13 +87,23 @@ describe("POST /customers/{id}/bank/verify-account", () => {
     expect(reply.body.data).toMatchObject({ bankName: "Equity Bank Kenya", country: "KE", currency: "KES" })
   })
 
-  it("refuses a NUBAN with a wrong check digit, a wrong length and an unknown bank, naming the field", async () => {
+  it("resolves a number without a valid NUBAN check digit (sandbox test data is forgiving)", async () => {
     const customer = await newCustomer()
-    const good = validNuban("123456789")
-    const wrongCheck = good.slice(0, 9) + String((Number(good[9]) + 1) % 10)
+    // GTBank 058, serial 123456789: the check digit is 6 (1234567896); 1234567890 carries 0 and still resolves.
+    const reply = await app.request("POST", `/partner/v1/customers/${customer}/bank/verify-account`, {
+      apiKey,
+      body: { bankCode: gtb, accountNumber: "1234567890" }
+    })
+    expect(reply.status).toBe(200)
+    expect(reply.body.data).toMatchObject({ accountNumber: "1234567890", accountName: "OKAFOR AISHA OLUWASEUN" })
+  })
+
+  it("refuses a wrong length, non-digits and an unknown bank, naming the field", async () => {
+    const customer = await newCustomer()
+    const good = gtb123456789
     const cases: Array<[Record<string, unknown>, string]> = [
-      [{ bankCode: gtb, accountNumber: wrongCheck }, "accountNumber"],
       [{ bankCode: gtb, accountNumber: "12345678" }, "accountNumber"],
+      [{ bankCode: gtb, accountNumber: "12345678901" }, "accountNumber"],
       [{ bankCode: gtb, accountNumber: "12345abcde" }, "accountNumber"],
       [{ bankCode: "999", accountNumber: good }, "bankCode"],
       [{ accountNumber: good }, "bankCode"],
@@ -109,8 +119,7 @@ describe("POST /customers/{id}/bank/verify-account", () => {
 
   it("answers the magic numbers: not found (400 BANK_ACCOUNT_NOT_FOUND) and bank unavailable (503 BANK_UNAVAILABLE)", async () => {
     const customer = await newCustomer()
-    const notFound = magicAccountNumber("NG", gtb, MagicAccount.notFound)
-    expect(notFound).toMatch(/^0000000010$|^000000001\d$/)
+    const notFound = "0000000001"
     const missing = await app.request("POST", `/partner/v1/customers/${customer}/bank/verify-account`, {
       apiKey,
       body: { bankCode: gtb, accountNumber: notFound }
@@ -119,7 +128,7 @@ describe("POST /customers/{id}/bank/verify-account", () => {
     expect(missing.body.code).toBe("BANK_ACCOUNT_NOT_FOUND")
     const down = await app.request("POST", `/partner/v1/customers/${customer}/bank/verify-account`, {
       apiKey,
-      body: { bankCode: gtb, accountNumber: magicAccountNumber("NG", gtb, MagicAccount.bankUnavailable) }
+      body: { bankCode: gtb, accountNumber: "0000000002" }
     })
     expect(down.status).toBe(503)
     expect(down.body.code).toBe("BANK_UNAVAILABLE")
@@ -132,14 +141,14 @@ describe("saved bank accounts", () => {
 
   it("saves a verified account masked; the first is the default, a later one only when asked", async () => {
     const customer = await newCustomer()
-    const firstNumber = validNuban("111222333")
+    const firstNumber = "1112223333"
     const first = await save(customer, { bankCode: gtb, accountNumber: firstNumber })
     expect(first.status).toBe(201)
     expect(first.body.data).toMatchObject({
       customerId: customer,
       bankCode: gtb,
       bankName: "Guaranty Trust Bank",
-      accountName: accountNameFor("NG", firstNumber),
+      accountName: "ABUBAKAR OLUWASEUN AISHA",
       accountNumberLast4: firstNumber.slice(-4),
       accountNumberMasked: `******${firstNumber.slice(-4)}`,
       country: "NG",
@@ -148,11 +157,11 @@ describe("saved bank accounts", () => {
     })
     expect(JSON.stringify(first.body)).not.toContain(firstNumber)
 
-    const second = await save(customer, { bankCode: "057", accountNumber: makeNuban("057", "444555666") })
+    const second = await save(customer, { bankCode: "057", accountNumber: "4445556669" })
     expect(second.status).toBe(201)
     expect(second.body.data.isDefault).toBe(false)
 
-    const third = await save(customer, { bankCode: "044", accountNumber: makeNuban("044", "777888999"), isDefault: true })
+    const third = await save(customer, { bankCode: "044", accountNumber: "7778889998", isDefault: true })
     expect(third.body.data.isDefault).toBe(true)
 
     const list = await app.request("GET", `/partner/v1/customers/${customer}/accounts`, { apiKey })
@@ -177,17 +186,17 @@ describe("saved bank accounts", () => {
 
   it("refuses an account the bank cannot resolve, a duplicate, and stores nothing for a refusal", async () => {
     const customer = await newCustomer()
-    const missing = await save(customer, { bankCode: gtb, accountNumber: magicAccountNumber("NG", gtb, MagicAccount.notFound) })
+    const missing = await save(customer, { bankCode: gtb, accountNumber: "0000000001" })
     expect(missing.status).toBe(400)
     expect(missing.body.code).toBe("BANK_ACCOUNT_NOT_FOUND")
-    const down = await save(customer, { bankCode: gtb, accountNumber: magicAccountNumber("NG", gtb, MagicAccount.bankUnavailable) })
+    const down = await save(customer, { bankCode: gtb, accountNumber: "0000000002" })
     expect(down.status).toBe(503)
-    const invalid = await save(customer, { bankCode: gtb, accountNumber: "0123456789" === validNuban("012345678") ? "0123456788" : "0123456789" })
+    const invalid = await save(customer, { bankCode: gtb, accountNumber: "012345678" })
     expect(invalid.status).toBe(400)
     expect(invalid.body.message).toContain("accountNumber")
     expect(await app.query("SELECT id FROM bank_accounts WHERE customer_id = $1", [customer])).toHaveLength(0)
 
-    const number = validNuban("222333444")
+    const number = "2223334444"
     expect((await save(customer, { bankCode: gtb, accountNumber: number })).status).toBe(201)
     const duplicate = await save(customer, { bankCode: gtb, accountNumber: number, isDefault: true })
     expect(duplicate.status).toBe(409)
@@ -200,14 +209,14 @@ describe("saved bank accounts", () => {
     const reply = await save(customer, { bankCode: "01", accountNumber: "000123456789" })
     expect(reply.status).toBe(201)
     expect(reply.body.data).toMatchObject({ country: "KE", currency: "KES", bankName: "Kenya Commercial Bank", accountNumberMasked: "********6789" })
-    const nigerian = await save(customer, { bankCode: gtb, accountNumber: validNuban("123456789") })
+    const nigerian = await save(customer, { bankCode: gtb, accountNumber: gtb123456789 })
     expect(nigerian.status).toBe(400)
     expect(nigerian.body.message).toContain("bankCode")
   })
 
   it("answers 404 for an unknown or malformed account id (and leaves the default alone), 403 for a foreign customer", async () => {
     const customer = await newCustomer()
-    const saved = await save(customer, { bankCode: gtb, accountNumber: validNuban("555666777") })
+    const saved = await save(customer, { bankCode: gtb, accountNumber: "5556667777" })
     for (const id of ["00000000-0000-4000-8000-000000000000", "not-a-uuid"]) {
       const get = await app.request("GET", `/partner/v1/customers/${customer}/accounts/${id}`, { apiKey })
       expect(get.status).toBe(404)

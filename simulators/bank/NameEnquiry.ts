@@ -1,23 +1,22 @@
 import { createHash } from "node:crypto"
-import { bankingFor, findBank, isValidAccountNumber, makeNuban } from "./Banks.js"
+import { bankingFor, findBank, isValidAccountNumber } from "./Banks.js"
 
 /**
  * The bank simulator's name enquiry: resolves the holder's name of an account number, deterministically (the same
- * number always gives the same realistic name, drawn from per-country name lists by a hash of the number).
+ * number always gives the same realistic name, drawn from per-country name lists by a hash of the number). Any
+ * well-formed number (digits, the country's length) resolves; a Nigerian number needs no NUBAN check digit.
  *
- * Magic account numbers: an account number whose first nine digits are `00000000N` (N below) behaves as follows,
- * at any bank of any country. In Nigeria the tenth digit is still the NUBAN check digit for the bank, so every
- * magic number is a valid NUBAN; `magicAccountNumber` builds one for a bank.
+ * Magic account numbers: all zeros but a final digit N, padded to the country's length, behave as follows at every
+ * bank of every country (`magicAccountNumber(country, N)` builds one). Documented for testers in
+ * docs/sandbox-rails.md ("Bank rail magic account numbers").
  *
- * | N | name enquiry | payout |
- * |---|---|---|
- * | 1 | not found (400 BANK_ACCOUNT_NOT_FOUND) | - |
- * | 2 | bank unavailable (503 BANK_UNAVAILABLE) | - |
- * | 3 | resolves | fails (the rail rejects it; the whole total is returned) |
- * | 4 | resolves | completes, then the bank returns the funds (reversed) |
+ * | N | NG, ZA, UG, US (10 digits) | KE (12) | GH (13) | name enquiry | payout |
+ * |---|---|---|---|---|---|
+ * | 1 | `0000000001` | `000000000001` | `0000000000001` | not found (400 BANK_ACCOUNT_NOT_FOUND) | - |
+ * | 2 | `0000000002` | `000000000002` | `0000000000002` | bank unavailable (503 BANK_UNAVAILABLE) | - |
+ * | 3 | `0000000003` | `000000000003` | `0000000000003` | resolves | fails (`magicFailureReason`; the whole total is returned) |
+ * | 4 | `0000000004` | `000000000004` | `0000000000004` | resolves | completes, then the bank returns the funds (reversed) |
  */
-export const magicPrefix = "00000000"
-
 export const MagicAccount = {
   notFound: 1,
   bankUnavailable: 2,
@@ -26,20 +25,19 @@ export const MagicAccount = {
 } as const
 export type MagicAccount = (typeof MagicAccount)[keyof typeof MagicAccount]
 
-/** The magic digit of an account number, if it is one. */
+const magicPattern = /^0+([1-4])$/
+
+/** The magic digit of an account number, if it is one (zeros, then 1 to 4 as the last digit). */
 export const magicOf = (accountNumber: string): MagicAccount | undefined => {
-  if (!accountNumber.startsWith(magicPrefix)) return undefined
-  const digit = Number(accountNumber[magicPrefix.length])
-  return (Object.values(MagicAccount) as ReadonlyArray<number>).includes(digit) ? digit as MagicAccount : undefined
+  const match = magicPattern.exec(accountNumber)
+  return match === null ? undefined : Number(match[1]) as MagicAccount
 }
 
-/** A valid account number of `country` at `bankCode` that triggers `magic`. */
-export const magicAccountNumber = (country: string, bankCode: string, magic: MagicAccount): string => {
+/** The account number of `country` that triggers `magic` at any bank: `magic` zero-padded to the country's length. */
+export const magicAccountNumber = (country: string, magic: MagicAccount): string => {
   const spec = bankingFor(country)
   if (spec === undefined) throw new Error(`no banking for ${country}`)
-  const serial = `${magicPrefix}${magic}`
-  if (country === "NG") return makeNuban(bankCode, serial)
-  return serial.padEnd(spec.accountNumberLength, "0")
+  return String(magic).padStart(spec.accountNumberLength, "0")
 }
 
 export type NameEnquiryResult =
@@ -91,13 +89,8 @@ export const nameEnquiry = (country: string, bankCode: string, accountNumber: st
   const spec = bankingFor(country)
   const bank = findBank(country, bankCode)
   if (spec === undefined || bank === undefined) return { _tag: "UnknownBank" }
-  if (!isValidAccountNumber(country, bankCode, accountNumber)) {
-    return {
-      _tag: "InvalidAccountNumber",
-      expected: country === "NG"
-        ? "must be a 10-digit NUBAN valid for the bank (check digit)"
-        : `must be ${spec.accountNumberLength} digits`
-    }
+  if (!isValidAccountNumber(country, accountNumber)) {
+    return { _tag: "InvalidAccountNumber", expected: `must be ${spec.accountNumberLength} digits` }
   }
   const magic = magicOf(accountNumber)
   if (magic === MagicAccount.notFound) return { _tag: "NotFound" }

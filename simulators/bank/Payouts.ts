@@ -2,8 +2,9 @@ import { MagicAccount, magicOf } from "./NameEnquiry.js"
 
 /**
  * The bank simulator's payouts: what the bank does with a payout to an account, given the partner's bank rail
- * policy outcome. Magic account numbers (see NameEnquiry.ts) win over the policy's outcome; the policy's mode
- * and delay decide when (auto) or whether (manual) the outcome is applied.
+ * policy outcome. Magic account numbers (`0000000003` fails, `0000000004` is returned; see NameEnquiry.ts) win
+ * over the policy's outcome; the policy's mode and delay decide when (auto) or whether (manual) the outcome is
+ * applied.
  */
 export type PayoutPlan =
   | { readonly _tag: "Complete"; readonly thenReverse: boolean }

@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
 import { CustomerIdPath } from "../customers/Api.js"
-import { BadRequest, CustomerForbidden, envelopeFields, NotFound, status } from "../http/ApiError.js"
+import { ApiError, BadRequest, CustomerForbidden, NotFound } from "../http/ApiError.js"
 import { PartnerAuth } from "../http/Auth.js"
 import { Envelope } from "../http/Envelope.js"
 import { CustomerBusy } from "../ledger/Errors.js"
@@ -71,29 +71,13 @@ export type BankAccount = typeof BankAccount.Type
 
 export const AccountPath = Schema.Struct({ customerId: Schema.String, accountId: Schema.String })
 
-export class BankAccountNotFound extends Schema.TaggedError<BankAccountNotFound>()(
-  "BankAccountNotFound",
-  { ...envelopeFields("BankAccountNotFound", 400, "BANK_ACCOUNT_NOT_FOUND") },
-  status(400)
-) {}
+export class BankAccountNotFound extends ApiError("BankAccountNotFound", 400, "BANK_ACCOUNT_NOT_FOUND") {}
 
-export class BankUnavailable extends Schema.TaggedError<BankUnavailable>()(
-  "BankUnavailable",
-  { ...envelopeFields("BankUnavailable", 503, "BANK_UNAVAILABLE") },
-  status(503)
-) {}
+export class BankUnavailable extends ApiError("BankUnavailable", 503, "BANK_UNAVAILABLE") {}
 
-export class BankAccountAlreadySaved extends Schema.TaggedError<BankAccountAlreadySaved>()(
-  "BankAccountAlreadySaved",
-  { ...envelopeFields("BankAccountAlreadySaved", 409, "BANK_ACCOUNT_ALREADY_SAVED") },
-  status(409)
-) {}
+export class BankAccountAlreadySaved extends ApiError("BankAccountAlreadySaved", 409, "BANK_ACCOUNT_ALREADY_SAVED") {}
 
-export class BankAccountLimitReached extends Schema.TaggedError<BankAccountLimitReached>()(
-  "BankAccountLimitReached",
-  { ...envelopeFields("BankAccountLimitReached", 400, "BANK_ACCOUNT_LIMIT_REACHED") },
-  status(400)
-) {}
+export class BankAccountLimitReached extends ApiError("BankAccountLimitReached", 400, "BANK_ACCOUNT_LIMIT_REACHED") {}
 
 export class BankAccountsApi extends HttpApiGroup.make("bankAccounts")
   .add(

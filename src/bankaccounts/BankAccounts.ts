@@ -1,12 +1,12 @@
 import { Context, Effect, Layer } from "effect"
-import { bankingFor } from "../../simulators/bank/Banks.js"
-import { nameEnquiry } from "../../simulators/bank/NameEnquiry.js"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import type { CustomerRow } from "../customers/CustomersRepo.js"
 import { BadRequest, type CustomerForbidden, NotFound } from "../http/ApiError.js"
 import { Ids, isUuid } from "../ids/Ids.js"
 import { CustomerActors } from "../ledger/CustomerActors.js"
 import type { CustomerBusy } from "../ledger/Errors.js"
+import { Bank } from "../rails/Bank.js"
+import { type CountryCode, fiatCurrencyOf } from "../reference/Countries.js"
 import {
   type BankAccount,
   BankAccountAlreadySaved,
@@ -44,8 +44,8 @@ export const toBankAccount = (row: BankAccountsRepo.BankAccountRow): BankAccount
 export type EnquiryError = BadRequest | BankAccountNotFound | BankUnavailable
 
 export class BankAccounts extends Context.Tag("BankAccounts")<BankAccounts, {
-  readonly banks: (country: string) => ReadonlyArray<{ code: string; name: string; country: string; currency: string }>
-  /** Name enquiry through the bank simulator; moves nothing and stores nothing. */
+  readonly banks: (country: CountryCode) => Effect.Effect<ReadonlyArray<{ code: string; name: string; country: string; currency: string }>>
+  /** Name enquiry through the bank rail; moves nothing and stores nothing. */
   readonly verify: (customer: CustomerRow, input: VerifyAccountBody) => Effect.Effect<ResolvedAccount, EnquiryError>
   readonly save: (
     partnerId: string,
@@ -66,17 +66,18 @@ export const layer = Layer.effect(
     const actors = yield* CustomerActors
     const clock = yield* ServiceClock
     const ids = yield* Ids
+    const bank = yield* Bank
 
-    const banks = (country: string) => {
-      const spec = bankingFor(country)
-      if (spec === undefined) return []
-      return spec.banks.map((bank) => ({ code: bank.code, name: bank.name, country: spec.country, currency: spec.currency }))
-    }
+    const banks = (country: CountryCode) =>
+      Effect.map(bank.banks(country), (list) =>
+        list.map(({ code, name }) => ({ code, name, country, currency: fiatCurrencyOf(country) })))
 
-    const resolve = (country: string, bankCode: string, accountNumber: string) =>
+    const resolve = (country: CountryCode, bankCode: string, accountNumber: string) =>
       Effect.gen(function*() {
-        const spec = bankingFor(country)
-        const result = nameEnquiry(country, bankCode, accountNumber)
+        const result = yield* bank.nameEnquiry(country, bankCode, accountNumber).pipe(
+          Effect.catchTag("BankUnavailable", () =>
+            Effect.fail(new BankUnavailable({ message: "The bank did not answer the name enquiry; retry shortly" })))
+        )
         switch (result._tag) {
           case "UnknownBank":
             return yield* new BadRequest({ message: `bankCode: ${bankCode} is not a bank in ${country}; see GET .../banks?country=${country}` })
@@ -84,8 +85,6 @@ export const layer = Layer.effect(
             return yield* new BadRequest({ message: `accountNumber: ${result.expected}` })
           case "NotFound":
             return yield* new BankAccountNotFound({ message: `The bank has no account ${accountNumber}; check the number and the bank` })
-          case "BankUnavailable":
-            return yield* new BankUnavailable({ message: "The bank did not answer the name enquiry; retry shortly" })
           case "Resolved":
             return {
               bankCode,
@@ -93,13 +92,13 @@ export const layer = Layer.effect(
               accountNumber,
               accountName: result.accountName,
               country,
-              currency: spec!.currency
+              currency: fiatCurrencyOf(country)
             } satisfies ResolvedAccount
         }
       })
 
     const verify = (customer: CustomerRow, input: VerifyAccountBody) =>
-      resolve(input.country ?? customer.country, input.bankCode, input.accountNumber)
+      resolve(input.country ?? (customer.country as CountryCode), input.bankCode, input.accountNumber)
 
     const save = (partnerId: string, customerId: string, input: SaveAccountBody) =>
       actors.run(partnerId, customerId, (customer) =>
@@ -112,7 +111,7 @@ export const layer = Layer.effect(
           if ((yield* repo.count(customer.id)) >= savedAccountsMax) {
             return yield* new BankAccountLimitReached({ message: `A customer can save at most ${savedAccountsMax} bank accounts` })
           }
-          const resolved = yield* resolve(customer.country, input.bankCode, input.accountNumber)
+          const resolved = yield* resolve(customer.country as CountryCode, input.bankCode, input.accountNumber)
           const now = yield* clock.now
           const hasDefault = (yield* repo.findDefault(customer.id)) !== undefined
           const row = yield* repo.insert({

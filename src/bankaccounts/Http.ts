@@ -11,13 +11,13 @@ export const BankAccountsHttp = HttpApiBuilder.group(Api, "bankAccounts", (handl
     const accounts = yield* BankAccounts
     const owned = (customerId: string) => Effect.flatMap(CurrentPartner, (partner) => customers.getOwned(partner.id, customerId))
     return handlers
-      .handle("banks", ({ path, urlParams }) => Effect.as(owned(path.customerId), accounts.banks(urlParams.country)))
+      .handle("banks", ({ path, urlParams }) => Effect.zipRight(owned(path.customerId), accounts.banks(urlParams.country)))
       .handle("verifyAccount", ({ path, payload }) =>
         Effect.flatMap(owned(path.customerId), (customer) => accounts.verify(customer, payload)))
       .handle("save", ({ path, payload }) =>
-        Effect.flatMap(owned(path.customerId), (customer) => accounts.save(customer.partnerId, customer.id, payload)))
+        Effect.flatMap(CurrentPartner, (partner) => accounts.save(partner.id, path.customerId, payload)))
       .handle("list", ({ path }) => Effect.flatMap(owned(path.customerId), accounts.list))
       .handle("get", ({ path }) => Effect.flatMap(owned(path.customerId), (customer) => accounts.get(customer, path.accountId)))
       .handle("makeDefault", ({ path }) =>
-        Effect.flatMap(owned(path.customerId), (customer) => accounts.makeDefault(customer.partnerId, customer.id, path.accountId)))
+        Effect.flatMap(CurrentPartner, (partner) => accounts.makeDefault(partner.id, path.customerId, path.accountId)))
   }))

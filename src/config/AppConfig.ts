@@ -22,6 +22,8 @@ export interface AppConfigShape {
   readonly actorMailboxCapacity: number
   /** Idle time after which a customer actor stops. */
   readonly actorIdleMs: number
+  /** Live customer actors at most; a command for another customer past it answers 503 CUSTOMER_BUSY. */
+  readonly actorsMax: number
   /** Webhook answer time-out (10 s by the contract; shorter in tests). */
   readonly webhookTimeoutMs: number
   /** Withdrawal fee schedule per currency (WITHDRAWAL_FEES over the defaults of src/withdrawals/Fees.ts). */
@@ -88,6 +90,7 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
   maxJsonBodyBytes: positive("MAX_JSON_BODY_BYTES", 1024 * 1024),
   actorMailboxCapacity: positive("ACTOR_MAILBOX_CAPACITY", 256),
   actorIdleMs: positive("ACTOR_IDLE_MS", 60_000),
+  actorsMax: positive("ACTORS_MAX", 10_000),
   webhookTimeoutMs: positive("WEBHOOK_TIMEOUT_MS", 10_000),
   withdrawalFees: Config.string("WITHDRAWAL_FEES").pipe(
     Config.withDefault(""),

@@ -1,9 +1,9 @@
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
-import { BadRequest, CustomerForbidden, envelopeFields, InvalidCursor, status } from "../http/ApiError.js"
+import { ApiError, BadRequest, CustomerForbidden, InvalidCursor } from "../http/ApiError.js"
 import { PartnerAuth } from "../http/Auth.js"
 import { Envelope, PageEnvelope } from "../http/Envelope.js"
-import { PageParams } from "../http/Pagination.js"
+import { PageParams } from "../http/PageParams.js"
 import { Country, CountryCode } from "../reference/Countries.js"
 
 const text = (max: number) =>
@@ -53,11 +53,7 @@ export const CreateCustomer = Schema.Struct({
 })
 export type CreateCustomer = typeof CreateCustomer.Type
 
-export class CustomerAlreadyExists extends Schema.TaggedError<CustomerAlreadyExists>()(
-  "CustomerAlreadyExists",
-  { ...envelopeFields("CustomerAlreadyExists", 409, "CUSTOMER_ALREADY_EXISTS") },
-  status(409)
-) {}
+export class CustomerAlreadyExists extends ApiError("CustomerAlreadyExists", 409, "CUSTOMER_ALREADY_EXISTS") {}
 
 export class CustomersApi extends HttpApiGroup.make("customers")
   .add(

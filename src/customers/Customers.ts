@@ -1,5 +1,5 @@
 import { SqlClient, SqlError } from "@effect/sql"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { EventBus, Outbox, transaction } from "../events/Events.js"
 import { CustomerForbidden, type InvalidCursor } from "../http/ApiError.js"
@@ -33,6 +33,8 @@ export class Customers extends Context.Tag("Customers")<Customers, {
   /** The partner's customer, or the one 403 that unknown, malformed and foreign ids all share. */
   readonly getOwned: (partnerId: string, customerId: string) => Effect.Effect<CustomersRepo.CustomerRow, CustomerForbidden>
   readonly list: (partnerId: string, page: PageRequest) => Effect.Effect<Page<Customer>, InvalidCursor>
+  /** Sets `verifiedAt` the first time only (a first approved Tier 1), in the caller's transaction. */
+  readonly markVerified: (customerId: string, at: Date) => Effect.Effect<void>
 }>() {}
 
 export const layer = Layer.effect(
@@ -90,17 +92,19 @@ export const layer = Layer.effect(
       Effect.gen(function*() {
         if (!isUuid(customerId)) return yield* CustomerForbidden.standard()
         const row = yield* repo.findOwned(partnerId, customerId.toLowerCase()).pipe(Effect.orDie)
-        if (row === undefined) return yield* CustomerForbidden.standard()
-        return row
+        if (Option.isNone(row)) return yield* CustomerForbidden.standard()
+        return row.value
       })
 
     const list = (partnerId: string, page: PageRequest) =>
-      paginate("customers", page, ({ beforeSeq, limit }) => repo.page(partnerId, beforeSeq, limit), (row) => row.seq).pipe(
+      paginate("customers", page, ({ beforeSeq, limit }) => repo.page(partnerId, beforeSeq, limit), (row) => String(row.seq)).pipe(
         Effect.map((result) => ({ items: result.items.map(toCustomer), nextCursor: result.nextCursor })),
         Effect.provideService(Cursors, cursors),
         Effect.catchTag("SqlError", Effect.die)
       )
 
-    return Customers.of({ create, getOwned, list })
+    const markVerified = (customerId: string, at: Date) => repo.markVerified(customerId, at).pipe(Effect.asVoid, Effect.orDie)
+
+    return Customers.of({ create, getOwned, list, markVerified })
   })
 )

@@ -1,45 +1,84 @@
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Cause, Effect, ParseResult, Schema } from "effect"
+import { CountryCode, type FiatCurrency, supportedCountries } from "../reference/Countries.js"
 
-export interface CustomerRow {
-  readonly id: string
-  readonly seq: string
-  readonly partnerId: string
-  readonly firstName: string
-  readonly lastName: string
-  readonly middleName: string | null
-  readonly email: string
-  readonly phoneNumber: string
-  readonly country: string
-  readonly currency: string
-  readonly verifiedAt: Date | null
-  readonly createdAt: Date
-  readonly updatedAt: Date
-}
+const FiatCurrencyCode = Schema.Literal(
+  ...(supportedCountries.map((c) => c.currency) as unknown as readonly [FiatCurrency, ...Array<FiatCurrency>])
+)
 
-export type NewCustomerRow = Omit<CustomerRow, "seq">
+/** A row of `customers` as stored; `seq` orders the partner's list (keyset cursor). */
+export const CustomerRow = Schema.Struct({
+  id: Schema.String,
+  seq: Schema.BigInt,
+  partnerId: Schema.String,
+  firstName: Schema.String,
+  lastName: Schema.String,
+  middleName: Schema.NullOr(Schema.String),
+  email: Schema.String,
+  phoneNumber: Schema.String,
+  country: CountryCode,
+  currency: FiatCurrencyCode,
+  verifiedAt: Schema.NullOr(Schema.DateFromSelf),
+  createdAt: Schema.DateFromSelf,
+  updatedAt: Schema.DateFromSelf
+})
+export interface CustomerRow extends Schema.Schema.Type<typeof CustomerRow> {}
+
+export const NewCustomerRow = CustomerRow.omit("seq")
+export type NewCustomerRow = typeof NewCustomerRow.Type
+
+const Owned = Schema.Struct({ partnerId: Schema.String, id: Schema.String })
+
+/** A row that does not decode (or a RETURNING without its row) is a broken invariant: a defect, not a typed error. */
+const orDieOnRow = <A, E, R>(
+  effect: Effect.Effect<A, E | ParseResult.ParseError | Cause.NoSuchElementException, R>
+): Effect.Effect<A, Exclude<E, ParseResult.ParseError | Cause.NoSuchElementException>, R> =>
+  Effect.catchIf(
+    effect,
+    (error): error is ParseResult.ParseError | Cause.NoSuchElementException =>
+      ParseResult.isParseError(error) || Cause.isNoSuchElementException(error),
+    Effect.die
+  )
 
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  return {
-    insert: (row: NewCustomerRow) =>
-      sql<CustomerRow>`INSERT INTO customers ${sql.insert({ ...row })} RETURNING *`.pipe(Effect.map((rows) => rows[0]!)),
-    findOwned: (partnerId: string, id: string) =>
-      sql<CustomerRow>`SELECT * FROM customers WHERE id = ${id} AND partner_id = ${partnerId}`.pipe(
-        Effect.map((rows) => rows[0])
-      ),
-    /** Locks the customer row for the rest of the transaction: the per-customer serialisation point. */
-    lockOwned: (partnerId: string, id: string) =>
-      sql<CustomerRow>`SELECT * FROM customers WHERE id = ${id} AND partner_id = ${partnerId} FOR UPDATE`.pipe(
-        Effect.map((rows) => rows[0])
-      ),
-    emailTaken: (partnerId: string, email: string) =>
-      sql<{ id: string }>`SELECT id FROM customers WHERE partner_id = ${partnerId} AND lower(email) = lower(${email})`
-        .pipe(Effect.map((rows) => rows.length > 0)),
-    page: (partnerId: string, beforeSeq: string | undefined, limit: number) =>
-      sql<CustomerRow>`
+  const insert = SqlSchema.single({
+    Request: NewCustomerRow,
+    Result: CustomerRow,
+    execute: (row) => sql`INSERT INTO customers ${sql.insert({ ...row })} RETURNING *`
+  })
+  const findOwned = SqlSchema.findOne({
+    Request: Owned,
+    Result: CustomerRow,
+    execute: ({ id, partnerId }) => sql`SELECT * FROM customers WHERE id = ${id} AND partner_id = ${partnerId}`
+  })
+  const lockOwned = SqlSchema.findOne({
+    Request: Owned,
+    Result: CustomerRow,
+    execute: ({ id, partnerId }) => sql`SELECT * FROM customers WHERE id = ${id} AND partner_id = ${partnerId} FOR UPDATE`
+  })
+  const page = SqlSchema.findAll({
+    Request: Schema.Struct({ partnerId: Schema.String, beforeSeq: Schema.UndefinedOr(Schema.String), limit: Schema.Number }),
+    Result: CustomerRow,
+    execute: ({ beforeSeq, limit, partnerId }) =>
+      sql`
         SELECT * FROM customers
         WHERE partner_id = ${partnerId} ${beforeSeq === undefined ? sql`` : sql`AND seq < ${beforeSeq}`}
         ORDER BY seq DESC LIMIT ${limit}`
+  })
+  return {
+    insert: (row: NewCustomerRow) => orDieOnRow(insert(row)),
+    findOwned: (partnerId: string, id: string) => orDieOnRow(findOwned({ partnerId, id })),
+    /** Locks the customer row for the rest of the transaction: the per-customer serialisation point. */
+    lockOwned: (partnerId: string, id: string) => orDieOnRow(lockOwned({ partnerId, id })),
+    emailTaken: (partnerId: string, email: string) =>
+      sql`SELECT 1 FROM customers WHERE partner_id = ${partnerId} AND lower(email) = lower(${email}) LIMIT 1`
+        .pipe(Effect.map((rows) => rows.length > 0)),
+    page: (partnerId: string, beforeSeq: string | undefined, limit: number) => orDieOnRow(page({ partnerId, beforeSeq, limit })),
+    /** Sets `verified_at` the first time only (docs/kyc.md): the customer's first approved Tier 1. */
+    markVerified: (customerId: string, at: Date) =>
+      sql`UPDATE customers SET verified_at = ${at}, updated_at = ${at} WHERE id = ${customerId} AND verified_at IS NULL`
   }
 })
+
+export type CustomersRepo = Effect.Effect.Success<typeof make>

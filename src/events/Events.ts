@@ -1,7 +1,8 @@
-import { SqlClient, SqlError } from "@effect/sql"
+import { SqlClient, SqlError, SqlSchema } from "@effect/sql"
 import { Context, Effect, Layer, Option, PubSub, Ref, Schema } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { Ids } from "../ids/Ids.js"
+import * as WebhooksRepo from "../webhooks/WebhooksRepo.js"
 
 /** The envelope of SPEC.md "Events": what a webhook body and the event log carry. */
 export const EventEnvelope = Schema.Struct({
@@ -43,6 +44,9 @@ export const EventBusLayer = Layer.scoped(EventBus, PubSub.sliding<StoredEvent>(
  */
 class PendingEvents extends Context.Tag("PendingEvents")<PendingEvents, Ref.Ref<Array<StoredEvent>>>() {}
 
+/** True inside `transaction(...)`: a command called there joins the caller's transaction. */
+export const isInTransaction: Effect.Effect<boolean> = Effect.map(Effect.serviceOption(PendingEvents), Option.isSome)
+
 export const transaction = <A, E, R>(
   effect: Effect.Effect<A, E, R>
 ): Effect.Effect<A, E | SqlError.SqlError, R | SqlClient.SqlClient | EventBus> =>
@@ -65,18 +69,22 @@ export const transaction = <A, E, R>(
     return result
   })
 
-interface EventRow {
-  readonly id: string
-  readonly seq: string
-  readonly partnerId: string
-  readonly customerId: string | null
-  readonly type: string
-  readonly data: Record<string, unknown>
-  readonly createdAt: Date
-}
+const EventRow = Schema.Struct({
+  id: Schema.String,
+  seq: Schema.BigInt,
+  partnerId: Schema.String,
+  customerId: Schema.NullOr(Schema.String),
+  type: Schema.String,
+  data: EventEnvelope.fields.data,
+  createdAt: Schema.DateFromSelf
+})
+type EventRow = typeof EventRow.Type
 
+const eventColumns = "id, seq, partner_id, customer_id, type, data, created_at"
+
+/** `seq` leaves as decimal text: it is an SSE id and a cursor, and JSON has no bigint. */
 export const fromRow = (row: EventRow): StoredEvent => ({
-  seq: row.seq,
+  seq: String(row.seq),
   partnerId: row.partnerId,
   customerId: row.customerId,
   envelope: { id: row.id, type: row.type, createdAt: row.createdAt.toISOString(), data: row.data }
@@ -108,22 +116,51 @@ export const OutboxLayer = Layer.effect(
     const clock = yield* ServiceClock
     const ids = yield* Ids
     const bus = yield* EventBus
+    const webhooks = yield* WebhooksRepo.make
+    const insertEvent = SqlSchema.single({
+      Request: EventRow.omit("seq"),
+      Result: EventRow,
+      execute: (row) =>
+        sql`
+          INSERT INTO events (id, partner_id, customer_id, type, data, created_at)
+          VALUES (${row.id}, ${row.partnerId}, ${row.customerId}, ${row.type}, ${JSON.stringify(row.data)}::jsonb,
+                  ${row.createdAt})
+          RETURNING ${sql.literal(eventColumns)}`
+    })
+    const listEvents = SqlSchema.findAll({
+      Request: Schema.Struct({
+        partnerId: Schema.String,
+        customerId: Schema.optional(Schema.String),
+        type: Schema.optional(Schema.String),
+        beforeSeq: Schema.optional(Schema.String),
+        afterSeq: Schema.optional(Schema.String),
+        limit: Schema.Int
+      }),
+      Result: EventRow,
+      execute: (query) => {
+        const conditions = [sql`partner_id = ${query.partnerId}`]
+        if (query.customerId !== undefined) conditions.push(sql`customer_id = ${query.customerId}`)
+        if (query.type !== undefined) conditions.push(sql`type = ${query.type}`)
+        if (query.beforeSeq !== undefined) conditions.push(sql`seq < ${query.beforeSeq}`)
+        if (query.afterSeq !== undefined) conditions.push(sql`seq > ${query.afterSeq}`)
+        const order = query.afterSeq !== undefined ? sql`ORDER BY seq ASC` : sql`ORDER BY seq DESC`
+        return sql`SELECT ${sql.literal(eventColumns)} FROM events WHERE ${sql.and(conditions)} ${order} LIMIT ${query.limit}`
+      }
+    })
     const record = (event: NewEvent) =>
       Effect.gen(function*() {
-        const id = yield* ids.uuid
         const createdAt = yield* clock.now
-        const rows = yield* sql<EventRow>`
-          INSERT INTO events (id, partner_id, customer_id, type, data, created_at)
-          VALUES (${id}, ${event.partnerId}, ${event.customerId ?? null}, ${event.type},
-                  ${JSON.stringify(event.data)}::jsonb, ${createdAt})
-          RETURNING id, seq, partner_id, customer_id, type, data, created_at`
+        const row = yield* insertEvent({
+          id: yield* ids.uuid,
+          partnerId: event.partnerId,
+          customerId: event.customerId ?? null,
+          type: event.type,
+          data: event.data,
+          createdAt
+        }).pipe(Effect.catchTags({ ParseError: Effect.die, NoSuchElementException: Effect.die }))
         // The webhook delivery, in the same transaction: only when the partner has a URL (see src/webhooks).
-        const queued = yield* sql`
-          INSERT INTO webhook_deliveries (event_id, partner_id, type, status, next_attempt_at, created_at)
-          SELECT ${id}, partner_id, ${event.type}, 'PENDING', ${createdAt}, ${createdAt}
-          FROM webhook_configs WHERE partner_id = ${event.partnerId}
-          RETURNING event_id`
-        const stored: StoredEvent = { ...fromRow(rows[0]!), webhookQueued: queued.length > 0 }
+        const queued = yield* webhooks.queueDelivery({ eventId: row.id, partnerId: row.partnerId, type: row.type, at: createdAt })
+        const stored: StoredEvent = { ...fromRow(row), webhookQueued: queued }
         const pending = yield* Effect.serviceOption(PendingEvents)
         yield* Option.match(pending, {
           onSome: (ref) => Ref.update(ref, (all) => [...all, stored]),
@@ -131,17 +168,11 @@ export const OutboxLayer = Layer.effect(
         })
         return stored
       })
-    const list = (query: EventQuery) => {
-      const conditions = [sql`partner_id = ${query.partnerId}`]
-      if (query.customerId !== undefined) conditions.push(sql`customer_id = ${query.customerId}`)
-      if (query.type !== undefined) conditions.push(sql`type = ${query.type}`)
-      if (query.beforeSeq !== undefined) conditions.push(sql`seq < ${query.beforeSeq}`)
-      if (query.afterSeq !== undefined) conditions.push(sql`seq > ${query.afterSeq}`)
-      const order = query.afterSeq !== undefined ? sql`ORDER BY seq ASC` : sql`ORDER BY seq DESC`
-      return sql<EventRow>`
-        SELECT id, seq, partner_id, customer_id, type, data, created_at FROM events
-        WHERE ${sql.and(conditions)} ${order} LIMIT ${query.limit}`.pipe(Effect.map((rows) => rows.map(fromRow)))
-    }
+    const list = (query: EventQuery) =>
+      listEvents(query).pipe(
+        Effect.map((rows) => rows.map(fromRow)),
+        Effect.catchTag("ParseError", Effect.die)
+      )
     return Outbox.of({ record, list })
   })
 )

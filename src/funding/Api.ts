@@ -1,12 +1,12 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { CustomerIdPath } from "../customers/Api.js"
-import { BadRequest, CustomerForbidden, envelopeFields, InvalidCursor, NotFound, status } from "../http/ApiError.js"
+import { ApiError, BadRequest, CustomerForbidden, InvalidCursor, NotFound } from "../http/ApiError.js"
 import { PartnerAuth, SandboxAuth } from "../http/Auth.js"
 import { Envelope, PageEnvelope } from "../http/Envelope.js"
-import { PageParams } from "../http/Pagination.js"
+import { PageParams } from "../http/PageParams.js"
 import { CustomerBusy, ReferenceInUse } from "../ledger/Errors.js"
-import { Reference } from "../ledger/Idempotency.js"
+import { Reference } from "../ledger/Reference.js"
 import { AmountNumber } from "../money/Money.js"
 
 /** SPEC.md "Virtual account". */
@@ -109,37 +109,17 @@ export const ChargePath = Schema.Struct({ customerId: Schema.String, chargeId: S
 export const ChargeIdPath = Schema.Struct({ chargeId: Schema.String })
 export const EftTokenPath = Schema.Struct({ token: Schema.String })
 
-export class Tier1Required extends Schema.TaggedError<Tier1Required>()(
-  "Tier1Required",
-  { ...envelopeFields("Tier1Required", 400, "TIER1_REQUIRED") },
-  status(400)
-) {}
+export class Tier1Required extends ApiError("Tier1Required", 400, "TIER1_REQUIRED") {}
 
-export class VirtualAccountNotIssued extends Schema.TaggedError<VirtualAccountNotIssued>()(
-  "VirtualAccountNotIssued",
-  { ...envelopeFields("VirtualAccountNotIssued", 400, "VIRTUAL_ACCOUNT_NOT_ISSUED") },
-  status(400)
-) {}
+export class VirtualAccountNotIssued extends ApiError("VirtualAccountNotIssued", 400, "VIRTUAL_ACCOUNT_NOT_ISSUED") {}
 
-export class FundingChargeNotFound extends Schema.TaggedError<FundingChargeNotFound>()(
-  "FundingChargeNotFound",
-  { ...envelopeFields("FundingChargeNotFound", 404, "FUNDING_CHARGE_NOT_FOUND") },
-  status(404)
-) {
+export class FundingChargeNotFound extends ApiError("FundingChargeNotFound", 404, "FUNDING_CHARGE_NOT_FOUND") {
   static readonly standard = () => new FundingChargeNotFound({ message: "No funding charge with this id for this partner" })
 }
 
-export class FundingChargeNotPending extends Schema.TaggedError<FundingChargeNotPending>()(
-  "FundingChargeNotPending",
-  { ...envelopeFields("FundingChargeNotPending", 400, "FUNDING_CHARGE_NOT_PENDING") },
-  status(400)
-) {}
+export class FundingChargeNotPending extends ApiError("FundingChargeNotPending", 400, "FUNDING_CHARGE_NOT_PENDING") {}
 
-export class TxHashInUse extends Schema.TaggedError<TxHashInUse>()(
-  "TxHashInUse",
-  { ...envelopeFields("TxHashInUse", 409, "TX_HASH_IN_USE") },
-  status(409)
-) {}
+export class TxHashInUse extends ApiError("TxHashInUse", 409, "TX_HASH_IN_USE") {}
 
 const createCharge = <const Name extends string>(name: Name, path: `/${string}`) =>
   HttpApiEndpoint.post(name, path)

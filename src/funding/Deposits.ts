@@ -1,14 +1,5 @@
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
-import {
-  accountBytes,
-  type AddressFormat,
-  encodeAddress,
-  encodeTxHash,
-  formatOf,
-  isValidTxHash,
-  txHashBytes
-} from "../../simulators/chain/Addresses.js"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import type { CustomerRow } from "../customers/CustomersRepo.js"
 import { Outbox } from "../events/Events.js"
@@ -18,6 +9,7 @@ import { CustomerActors } from "../ledger/CustomerActors.js"
 import type { CustomerBusy } from "../ledger/Errors.js"
 import * as Ledger from "../ledger/Ledger.js"
 import { type Asset, describeAmountProblem, parseAmount, toDecimalString } from "../money/Money.js"
+import { Chain } from "../rails/Chain.js"
 import { findNetwork, networks, supportsAsset, unsupportedEvmNetworks } from "../reference/Networks.js"
 import { type CreateDeposit, type Deposit, type DepositAddress, TxHashInUse } from "./Api.js"
 import * as FundingRepo from "./FundingRepo.js"
@@ -50,14 +42,23 @@ const unsupportedAmount = (value: number): { ok: true; text: string } | { ok: fa
   return { ok: true, text }
 }
 
+/** A deposit as the chain reports it: the transaction hash is always known. */
+export type ConfirmedDeposit = CreateDeposit & { readonly txHash: string }
+
+/** Address family of a network: every EVM network shares the customer's one EVM address. */
+const familyOf = (network: string) => (findNetwork(network)?.evm === false ? network : "evm")
+
 export class Deposits extends Context.Tag("Deposits")<Deposits, {
   /** One address per supported network, issued on the first read and the same on every later read. */
   readonly addresses: (customer: CustomerRow) => Effect.Effect<ReadonlyArray<DepositAddress>>
-  /** Sandbox: a confirmed on-chain deposit to the customer's address (or an unsupported one, `unsupported: true`). */
+  /**
+   * The chain rail's entry point for a confirmed on-chain deposit to the customer's address (or an unsupported
+   * one, `unsupported: true`): from the sandbox control, or a live custody provider's callback.
+   */
   readonly receive: (
     partnerId: string,
     customerId: string,
-    input: CreateDeposit
+    input: ConfirmedDeposit
   ) => Effect.Effect<Deposit, BadRequest | TxHashInUse | CustomerForbidden | CustomerBusy>
 }>() {}
 
@@ -71,6 +72,7 @@ export const layer = Layer.effect(
     const outbox = yield* Outbox
     const ledger = yield* Ledger.Ledger
     const actors = yield* CustomerActors
+    const chain = yield* Chain
 
     /**
      * Address per network. Every EVM network shares one address (one key controls it on every EVM chain); TRON
@@ -83,14 +85,18 @@ export const layer = Layer.effect(
           const byNetwork = new Map(rows.map((row) => [row.network, row.address]))
           const missing = networks.filter((n) => !byNetwork.has(n.network))
           if (missing.length === 0) return byNetwork
-          const evmExisting = networks.find((n) => n.evm && byNetwork.has(n.network))
-          const fresh = new Map<AddressFormat, string>()
-          if (evmExisting !== undefined) fresh.set("evm", byNetwork.get(evmExisting.network)!)
+          const fresh = new Map<string, string>()
+          for (const network of networks) {
+            const address = byNetwork.get(network.network)
+            if (address !== undefined) fresh.set(familyOf(network.network), address)
+          }
           const now = yield* clock.now
           for (const network of missing) {
-            const format = formatOf(network.network, network.evm)!
-            if (!fresh.has(format)) fresh.set(format, encodeAddress(format, yield* ids.bytes(accountBytes(format))))
-            yield* repo.insertAddress({ customerId: customer.id, network: network.network, address: fresh.get(format)!, createdAt: now })
+            const family = familyOf(network.network)
+            if (!fresh.has(family)) {
+              fresh.set(family, yield* chain.issueDepositAddress({ partnerId: customer.partnerId, customerId: customer.id, network: network.network }))
+            }
+            yield* repo.insertAddress({ customerId: customer.id, network: network.network, address: fresh.get(family)!, createdAt: now })
           }
         }
         return yield* Effect.dieMessage(`deposits: could not issue addresses after ${issueAttemptsMax} attempts`)
@@ -122,9 +128,8 @@ export const layer = Layer.effect(
         }
         const amount = unsupportedAmount(input.amount)
         if (!amount.ok) return bad(amount.message)
-        const format: AddressFormat = known === undefined ? "evm" : formatOf(known.network, known.evm)!
         const addressNetwork = known?.network ?? networks.find((n) => n.evm)!.network
-        return Effect.succeed({ format, addressNetwork, amountText: amount.text, minor: undefined as bigint | undefined })
+        return Effect.succeed({ addressNetwork, amountText: amount.text, minor: undefined as bigint | undefined })
       }
       if (known === undefined) {
         return bad(`network: must be one of ${networks.map((n) => n.network).join(", ")} (got ${input.network})`)
@@ -136,28 +141,24 @@ export const layer = Layer.effect(
       const parsed = parseAmount(asset, input.amount)
       if (!parsed.ok) return bad(`amount: ${describeAmountProblem(parsed.problem, asset)}`)
       return Effect.succeed({
-        format: formatOf(known.network, known.evm)!,
         addressNetwork: known.network,
         amountText: toDecimalString(asset, parsed.minor),
         minor: parsed.minor as bigint | undefined
       })
     }
 
-    const receive = (partnerId: string, customerId: string, input: CreateDeposit) =>
+    const receive = (partnerId: string, customerId: string, input: ConfirmedDeposit) =>
       Effect.gen(function*() {
         const planned = yield* plan(input)
-        if (input.txHash !== undefined && !isValidTxHash(planned.format, input.txHash)) {
-          const shape = planned.format === "evm"
-            ? "0x and 64 hex digits"
-            : planned.format === "TRON"
-            ? "64 hex digits"
-            : "a base58 transaction signature (64 bytes)"
-          return yield* new BadRequest({ message: `txHash: a ${input.network} transaction hash is ${shape}` })
+        if (!chain.isValidTxHash(planned.addressNetwork, input.txHash)) {
+          return yield* new BadRequest({
+            message: `txHash: a ${input.network} transaction hash is ${chain.txHashShape(planned.addressNetwork)}`
+          })
         }
         return yield* actors.run(partnerId, customerId, (customer) =>
           Effect.gen(function*() {
             const address = (yield* issued(customer)).get(planned.addressNetwork)!
-            const txHash = input.txHash ?? encodeTxHash(planned.format, yield* ids.bytes(txHashBytes(planned.format)))
+            const txHash = input.txHash
             const inserted = yield* repo.insertDeposit({
               id: yield* ids.uuid,
               partnerId,

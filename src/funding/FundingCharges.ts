@@ -1,6 +1,4 @@
-import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Schema } from "effect"
-import { issueCollectionAccount, serialDigits } from "../../simulators/bank/VirtualAccounts.js"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import type { CustomerRow } from "../customers/CustomersRepo.js"
 import { Outbox } from "../events/Events.js"
@@ -14,7 +12,7 @@ import type { CustomerBusy, ReferenceInUse } from "../ledger/Errors.js"
 import { Idempotency } from "../ledger/Idempotency.js"
 import { Ledger } from "../ledger/Ledger.js"
 import { type Asset, describeAmountProblem, parseAmount, toNumber } from "../money/Money.js"
-import { RailPolicies } from "../rails/RailPolicies.js"
+import { Bank } from "../rails/Bank.js"
 import { type FundingCharge, FundingChargeNotFound, FundingChargeNotPending, type FundingChargeStatus } from "./Api.js"
 import { creditFiat } from "./FundingReceipts.js"
 import * as FundingRepo from "./FundingRepo.js"
@@ -25,7 +23,6 @@ export const chargeLifetimeSeconds = 30 * 60
 /** Idempotency scope of `POST .../funding/charge` (and its `.../wallet/funding/charge` alias). */
 export const chargeEndpoint = "funding.charge"
 export const expireJob = "funding.charge_expire"
-export const autoPayJob = "funding.charge_autopay"
 
 const accountAttemptsMax = 5
 const tokenPattern = /^[A-Za-z0-9_-]{43}$/
@@ -81,8 +78,11 @@ export class FundingCharges extends Context.Tag("FundingCharges")<FundingCharges
   ) => Effect.Effect<FundingCharge, BadRequest | ReferenceInUse | CustomerForbidden | CustomerBusy>
   readonly list: (customer: CustomerRow, page: PageRequest) => Effect.Effect<Page<FundingCharge>, InvalidCursor>
   readonly get: (customer: CustomerRow, chargeId: string) => Effect.Effect<FundingCharge, FundingChargeNotFound>
-  /** Sandbox: the payer's money arrives for the charge (the whole amount unless `amount` says otherwise). */
-  readonly pay: (
+  /**
+   * The bank rail's entry point for a charge's payment: the payer's money arrived (the whole amount unless
+   * `amount` says otherwise), from a simulator job, the sandbox control or a live bank's callback.
+   */
+  readonly settle: (
     partnerId: string,
     chargeId: string,
     amount: number | undefined
@@ -96,7 +96,6 @@ export class FundingCharges extends Context.Tag("FundingCharges")<FundingCharges
 export const layer = Layer.effect(
   FundingCharges,
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
     const repo = yield* FundingRepo.make
     const clock = yield* ServiceClock
     const ids = yield* Ids
@@ -105,7 +104,7 @@ export const layer = Layer.effect(
     const actors = yield* CustomerActors
     const idempotency = yield* Idempotency
     const jobs = yield* Jobs
-    const policies = yield* RailPolicies
+    const bank = yield* Bank
     const cursors = yield* Cursors
 
     const narration = Effect.map(ids.bytes(10), (bytes) =>
@@ -153,7 +152,12 @@ export const layer = Layer.effect(
           return common
         }
         for (let attempt = 0; attempt < accountAttemptsMax; attempt++) {
-          const account = issueCollectionAccount(customer.country, yield* ids.bytes(serialDigits(customer.country)))
+          const account = yield* bank.issueCollectionAccount({
+            partnerId: customer.partnerId,
+            customerId: customer.id,
+            country: customer.country,
+            purpose: "charge"
+          })
           const inserted = yield* repo.insertCharge({
             ...common,
             accountNumber: account.accountNumber,
@@ -178,16 +182,7 @@ export const layer = Layer.effect(
           runAt: charge.expiresAt,
           payload: { chargeId: id }
         })
-        const policy = yield* policies.policyFor(customer.partnerId, "bank")
-        if (policy.mode === "auto" && policy.outcome === "success") {
-          yield* jobs.schedule({
-            kind: autoPayJob,
-            partnerId: customer.partnerId,
-            customerId: customer.id,
-            delaySeconds: policy.delaySeconds,
-            payload: { chargeId: id }
-          })
-        }
+        yield* bank.collectionOpened({ partnerId: customer.partnerId, customerId: customer.id, chargeId: id, expiresAt: charge.expiresAt })
         return yield* load(id)
       })
 
@@ -243,7 +238,7 @@ export const layer = Layer.effect(
     }
 
     /** The money arrived: charge PAID and the customer credited, in the caller's transaction (customer locked). */
-    const settle = (row: FundingRepo.ChargeRow, amount: bigint) =>
+    const markPaid = (row: FundingRepo.ChargeRow, amount: bigint) =>
       Effect.gen(function*() {
         const at = yield* clock.now
         const paid = yield* repo.markPaid(row.id, amount, at)
@@ -285,7 +280,7 @@ export const layer = Layer.effect(
         return row
       }).pipe(Effect.catchTag("SqlError", Effect.die))
 
-    const pay = (partnerId: string, chargeId: string, amount: number | undefined) =>
+    const settle = (partnerId: string, chargeId: string, amount: number | undefined) =>
       Effect.gen(function*() {
         const found = yield* ownedByPartner(partnerId, chargeId)
         const result = yield* actors.run(partnerId, found.customerId, () =>
@@ -303,7 +298,7 @@ export const layer = Layer.effect(
               }
               minor = parsed.minor
             }
-            return yield* settle(row, minor)
+            return yield* markPaid(row, minor)
           }).pipe(Effect.catchTag("SqlError", Effect.die)))
         return result
       }).pipe(Effect.catchTag("CustomerForbidden", Effect.die))
@@ -336,7 +331,7 @@ export const layer = Layer.effect(
             const now = yield* clock.now
             const refused = refusal(row, now)
             if (refused !== undefined) return { charge: toCharge(row, now), partnerName, notice: refused.message }
-            const charge = action === "authorize" ? yield* settle(row, BigInt(row.amount)) : yield* close(row, "CANCELLED")
+            const charge = action === "authorize" ? yield* markPaid(row, BigInt(row.amount)) : yield* close(row, "CANCELLED")
             return {
               charge,
               partnerName,
@@ -345,32 +340,18 @@ export const layer = Layer.effect(
           }).pipe(Effect.catchTag("SqlError", Effect.die)))
       }).pipe(Effect.catchTag("CustomerForbidden", Effect.die))
 
-    /** Job handlers run in the job's transaction; the customer row is locked first, as a customer actor does. */
-    const lockedCharge = (chargeId: string) =>
-      Effect.gen(function*() {
-        yield* sql`
-          SELECT c.id FROM customers c JOIN funding_charges f ON f.customer_id = c.id
-          WHERE f.id = ${chargeId} FOR UPDATE OF c`
-        return yield* repo.charge(chargeId)
-      })
-
     const ChargeJob = Schema.Struct({ chargeId: Schema.UUID })
 
-    yield* jobs.register(expireJob, ChargeJob, ({ chargeId }) =>
-      Effect.gen(function*() {
-        const row = yield* lockedCharge(chargeId)
-        if (row === undefined || row.status !== "PENDING") return
-        yield* close(row, "EXPIRED")
-      }))
+    /** Runs in the job's transaction; the command joins it after locking the customer (CustomerActors). */
+    yield* jobs.register(expireJob, ChargeJob, ({ chargeId }, job) =>
+      actors.run(job.partnerId, job.customerId ?? "", () =>
+        Effect.gen(function*() {
+          const row = yield* repo.charge(chargeId)
+          if (row === undefined || row.status !== "PENDING") return
+          yield* close(row, "EXPIRED")
+        })))
 
-    yield* jobs.register(autoPayJob, ChargeJob, ({ chargeId }) =>
-      Effect.gen(function*() {
-        const row = yield* lockedCharge(chargeId)
-        if (row === undefined || refusal(row, yield* clock.now) !== undefined) return
-        yield* settle(row, BigInt(row.amount))
-      }))
-
-    return FundingCharges.of({ create, list, get, pay, eftPage, eftDecide })
+    return FundingCharges.of({ create, list, get, settle, eftPage, eftDecide })
   })
 )
 

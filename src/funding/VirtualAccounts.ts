@@ -1,6 +1,5 @@
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
-import { collectionBankOf, issueCollectionAccount, serialDigits } from "../../simulators/bank/VirtualAccounts.js"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import type { CustomerRow } from "../customers/CustomersRepo.js"
 import { Outbox } from "../events/Events.js"
@@ -10,6 +9,7 @@ import { CustomerActors } from "../ledger/CustomerActors.js"
 import type { CustomerBusy } from "../ledger/Errors.js"
 import { Ledger } from "../ledger/Ledger.js"
 import { type Asset, describeAmountProblem, parseAmount } from "../money/Money.js"
+import { Bank } from "../rails/Bank.js"
 import { type FundingReceipt, Tier1Required, type VirtualAccount, VirtualAccountNotIssued } from "./Api.js"
 import { creditFiat } from "./FundingReceipts.js"
 import * as FundingRepo from "./FundingRepo.js"
@@ -41,7 +41,10 @@ export const sessionReference = (bankCode: string, at: Date, random: Uint8Array)
 export class VirtualAccounts extends Context.Tag("VirtualAccounts")<VirtualAccounts, {
   /** The customer's dedicated account, issued on the first read; NGN needs Tier 1 approved first. */
   readonly getOrIssue: (customer: CustomerRow) => Effect.Effect<VirtualAccount, Tier1Required>
-  /** Sandbox: a bank transfer arrives in the customer's virtual account. */
+  /**
+   * The bank rail's entry point for a transfer that arrived in the customer's virtual account: from the sandbox
+   * control, or a live bank's callback.
+   */
   readonly credit: (
     partnerId: string,
     customerId: string,
@@ -59,13 +62,19 @@ export const layer = Layer.effect(
     const outbox = yield* Outbox
     const ledger = yield* Ledger
     const actors = yield* CustomerActors
+    const bank = yield* Bank
 
     const issue = (customer: CustomerRow): Effect.Effect<FundingRepo.VirtualAccountRow, SqlError.SqlError> =>
       Effect.gen(function*() {
         for (let attempt = 0; attempt < issueAttemptsMax; attempt++) {
           const existing = yield* repo.virtualAccount(customer.id)
           if (existing !== undefined) return existing
-          const account = issueCollectionAccount(customer.country, yield* ids.bytes(serialDigits(customer.country)))
+          const account = yield* bank.issueCollectionAccount({
+            partnerId: customer.partnerId,
+            customerId: customer.id,
+            country: customer.country,
+            purpose: "virtual_account"
+          })
           // A concurrent first read inserts too: ON CONFLICT keeps exactly one, and both answer with it.
           yield* repo.insertVirtualAccount({
             customerId: customer.id,
@@ -114,7 +123,7 @@ export const layer = Layer.effect(
             chargeId: null,
             currency,
             amount: parsed.minor,
-            reference: sessionReference(collectionBankOf(customer.country).code, at, yield* ids.bytes(12)),
+            reference: sessionReference(account.bankCode, at, yield* ids.bytes(12)),
             narration: input.narration ?? `Transfer to ${account.accountName}`,
             at
           })

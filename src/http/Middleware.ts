@@ -101,14 +101,23 @@ const readStreamed = (request: HttpServerRequest.HttpServerRequest, max: number)
     raw.once("error", onError)
   })
 
-const precheckBody = (request: HttpServerRequest.HttpServerRequest, maxJsonBodyBytes: number) =>
+/** Sandbox control routes: a control that needs no input works with no body (DESIGN "Sandbox control API"). */
+const sandboxControlPath = /^\/api\/v1\/sandbox\//
+
+const precheckBody = (request: HttpServerRequest.HttpServerRequest, path: string, maxJsonBodyBytes: number) =>
   Effect.gen(function*(): Effect.fn.Return<Option.Option<Rejection>> {
     if (!bodyMethods.has(request.method)) return Option.none<Rejection>()
     const contentType = (request.headers["content-type"] ?? "").toLowerCase()
     if (contentType.startsWith("multipart/form-data")) return Option.none()
     const declared = Number(request.headers["content-length"] ?? "0")
     const hasBody = declared > 0 || request.headers["transfer-encoding"] !== undefined
-    if (!hasBody) return Option.none()
+    if (!hasBody) {
+      // No body and no content type on a sandbox control reads as `{}`: a payload with only optional fields
+      // decodes, one with a required field answers 400 naming it (the platform would decode `null` and refuse
+      // every payload). Partner routes keep refusing an empty body.
+      if (contentType === "" && sandboxControlPath.test(path)) cacheText(request, "{}")
+      return Option.none()
+    }
     if (!/^application\/json\s*(;|$)/.test(contentType)) {
       return Option.some({
         status: 415,
@@ -197,7 +206,7 @@ export const makeHttpMiddleware = (options: { readonly maxJsonBodyBytes: number;
         return HttpServerResponse.setHeader(response, "x-request-id", requestId)
       })
 
-    const rejected = yield* precheckBody(request, options.maxJsonBodyBytes)
+    const rejected = yield* precheckBody(request, path, options.maxJsonBodyBytes)
     if (Option.isSome(rejected)) {
       const { status, code, message, headers } = rejected.value
       return yield* finalize(errorResponse(errorBody({ status, code, message, path, timestamp: yield* clock.now }), headers))

@@ -3,6 +3,7 @@ import { constantTimeEqual, hmacSha256 } from "../crypto/Hashing.js"
 import { Keys } from "../crypto/Keys.js"
 import { InvalidCursor } from "./ApiError.js"
 import type { Page } from "./Envelope.js"
+import { pageLimitDefault } from "./PageParams.js"
 
 /**
  * Cursor pagination (SPEC.md "Pagination"), one piece for every list. Lists are keyset-paginated on a
@@ -11,24 +12,7 @@ import type { Page } from "./Envelope.js"
  * with an HMAC so that a tampered or foreign cursor is refused (400 INVALID_CURSOR) instead of silently
  * paging somewhere else.
  */
-export const pageLimitMax = 100
-export const pageLimitDefault = 20
-
-const limitMessage = () => "limit must be an integer from 1 to 100"
-
-/** Digits only: NumberFromString alone would also take "1e2", " 20" or "0x10". */
-export const Limit = Schema.String.pipe(
-  Schema.pattern(/^[0-9]{1,3}$/, { message: limitMessage }),
-  Schema.compose(Schema.NumberFromString),
-  Schema.int({ message: limitMessage }),
-  Schema.between(1, pageLimitMax, { message: limitMessage })
-)
-
-export const PageParams = {
-  limit: Schema.optional(Limit),
-  /** Any text: a cursor that is too long or otherwise not one of ours is refused by `decode` as INVALID_CURSOR. */
-  cursor: Schema.optional(Schema.String)
-}
+export { Limit, pageLimitDefault, pageLimitMax, PageParams } from "./PageParams.js"
 
 export interface PageRequest {
   readonly limit?: number | undefined

@@ -1,4 +1,4 @@
-import { SqlClient, SqlError } from "@effect/sql"
+import { SqlClient, SqlError, SqlSchema } from "@effect/sql"
 import { Cause, Context, Duration, Effect, Exit, Layer, Option, ParseResult, Queue, Ref, Schema } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { EventBus, transaction } from "../events/Events.js"
@@ -10,22 +10,25 @@ import { Ids } from "../ids/Ids.js"
  * due jobs with `FOR UPDATE SKIP LOCKED` (several processes may share the table) and runs each handler inside
  * the same transaction that holds the claim: a crash rolls both back and the job runs again later.
  */
-export type JobStatus = "PENDING" | "DONE" | "FAILED"
+export const JobStatus = Schema.Literal("PENDING", "DONE", "FAILED")
+export type JobStatus = typeof JobStatus.Type
 
-export interface Job {
-  readonly id: string
-  readonly kind: string
-  readonly partnerId: string
-  readonly customerId: string | null
-  readonly runAt: Date
-  readonly payload: unknown
-  readonly status: JobStatus
+/** A row of `jobs`; the payload is decoded by the schema its kind registered. */
+export const Job = Schema.Struct({
+  id: Schema.String,
+  kind: Schema.String,
+  partnerId: Schema.String,
+  customerId: Schema.NullOr(Schema.String),
+  runAt: Schema.DateFromSelf,
+  payload: Schema.Unknown,
+  status: JobStatus,
   /** Attempts made before this one. */
-  readonly attempts: number
-  readonly lastError: string | null
-  readonly createdAt: Date
-  readonly updatedAt: Date
-}
+  attempts: Schema.Int,
+  lastError: Schema.NullOr(Schema.String),
+  createdAt: Schema.DateFromSelf,
+  updatedAt: Schema.DateFromSelf
+})
+export interface Job extends Schema.Schema.Type<typeof Job> {}
 
 export interface NewJob {
   readonly kind: string
@@ -57,7 +60,7 @@ export interface JobsShape {
   readonly schedule: (job: NewJob) => Effect.Effect<Job, SqlError.SqlError>
   /** Registers the handler of a kind; called while layers are built. One handler per kind. */
   readonly register: <A, I>(kind: string, payload: Schema.Schema<A, I>, handler: JobHandler<A>) => Effect.Effect<void>
-  readonly get: (id: string) => Effect.Effect<Job | undefined, SqlError.SqlError>
+  readonly get: (id: string) => Effect.Effect<Option.Option<Job>, SqlError.SqlError>
   /** Runs every job due now (bounded by `drainJobsMax`); returns how many ran (succeeded or failed). */
   readonly runDue: Effect.Effect<number>
   /** When the next registered, pending job is due, if any. */
@@ -87,6 +90,54 @@ export const layer = Layer.effect(
     // One claim pass at a time in this process, so that a drain waits for a job the daemon is running.
     const passLock = yield* Effect.makeSemaphore(1)
 
+    const insertJob = SqlSchema.single({
+      Request: Schema.Struct({
+        id: Schema.String,
+        kind: Schema.String,
+        partnerId: Schema.String,
+        customerId: Schema.NullOr(Schema.String),
+        runAt: Schema.DateFromSelf,
+        payload: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+        now: Schema.DateFromSelf
+      }),
+      Result: Job,
+      execute: (job) =>
+        sql`
+          INSERT INTO jobs (id, kind, partner_id, customer_id, run_at, payload, status, attempts, created_at, updated_at)
+          VALUES (${job.id}, ${job.kind}, ${job.partnerId}, ${job.customerId}, ${job.runAt},
+                  ${JSON.stringify(job.payload)}::jsonb, 'PENDING', 0, ${job.now}, ${job.now})
+          RETURNING ${sql.literal(columns)}`
+    })
+    const claimDue = SqlSchema.findOne({
+      Request: Schema.Struct({ now: Schema.DateFromSelf, kinds: Schema.Array(Schema.String) }),
+      Result: Job,
+      execute: ({ kinds, now }) =>
+        sql`
+          SELECT ${sql.literal(columns)} FROM jobs
+          WHERE status = 'PENDING' AND run_at <= ${now} AND kind IN ${sql.in(kinds)}
+          ORDER BY run_at, seq LIMIT 1 FOR UPDATE SKIP LOCKED`
+    })
+    const earliestDue = SqlSchema.single({
+      Request: Schema.Array(Schema.String),
+      Result: Schema.Struct({ runAt: Schema.NullOr(Schema.DateFromSelf) }),
+      execute: (kinds) => sql`SELECT min(run_at) AS run_at FROM jobs WHERE status = 'PENDING' AND kind IN ${sql.in(kinds)}`
+    })
+    const findJob = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: Job,
+      execute: (id) => sql`SELECT ${sql.literal(columns)} FROM jobs WHERE id = ${id}`
+    })
+    /** A row that does not decode (or a RETURNING without its row) is a broken invariant: a defect. */
+    const orDieOnRow = <A, E, R>(
+      effect: Effect.Effect<A, E | ParseResult.ParseError | Cause.NoSuchElementException, R>
+    ): Effect.Effect<A, Exclude<E, ParseResult.ParseError | Cause.NoSuchElementException>, R> =>
+      Effect.catchIf(
+        effect,
+        (error): error is ParseResult.ParseError | Cause.NoSuchElementException =>
+          ParseResult.isParseError(error) || Cause.isNoSuchElementException(error),
+        Effect.die
+      )
+
     const schedule = (job: NewJob) =>
       Effect.gen(function*() {
         const now = yield* clock.now
@@ -95,13 +146,17 @@ export const layer = Layer.effect(
           return yield* Effect.die(new Error(`Jobs.schedule: delaySeconds must be >= 0, got ${delaySeconds}`))
         }
         const runAt = job.runAt ?? new Date(now.getTime() + delaySeconds * 1000)
-        const rows = yield* sql<Job>`
-          INSERT INTO jobs (id, kind, partner_id, customer_id, run_at, payload, status, attempts, created_at, updated_at)
-          VALUES (${yield* ids.uuid}, ${job.kind}, ${job.partnerId}, ${job.customerId ?? null}, ${runAt},
-                  ${JSON.stringify(job.payload)}::jsonb, 'PENDING', 0, ${now}, ${now})
-          RETURNING ${sql.literal(columns)}`
+        const row = yield* orDieOnRow(insertJob({
+          id: yield* ids.uuid,
+          kind: job.kind,
+          partnerId: job.partnerId,
+          customerId: job.customerId ?? null,
+          runAt,
+          payload: job.payload,
+          now
+        }))
         yield* Queue.offer(scheduled, undefined)
-        return rows[0]!
+        return row
       }).pipe(Effect.withSpan("Jobs.schedule"))
 
     const register = <A, I>(kind: string, payload: Schema.Schema<A, I>, handler: JobHandler<A>) =>
@@ -120,14 +175,10 @@ export const layer = Layer.effect(
       if (kinds.length === 0) return false
       const claimed = yield* Ref.make<Option.Option<Job>>(Option.none())
       const exit = yield* transaction(Effect.gen(function*() {
-        const now = yield* clock.now
-        const rows = yield* sql<Job>`
-          SELECT ${sql.literal(columns)} FROM jobs
-          WHERE status = 'PENDING' AND run_at <= ${now} AND kind IN ${sql.in(kinds)}
-          ORDER BY run_at, seq LIMIT 1 FOR UPDATE SKIP LOCKED`
-        const job = rows[0]
-        if (job === undefined) return false
-        yield* Ref.set(claimed, Option.some(job))
+        const due = yield* orDieOnRow(claimDue({ now: yield* clock.now, kinds }))
+        if (Option.isNone(due)) return false
+        const job = due.value
+        yield* Ref.set(claimed, due)
         const registered = (yield* Ref.get(handlers)).get(job.kind)
         if (registered === undefined) return yield* Effect.die(new Error(`no handler for job kind ${job.kind}`))
         const payload = yield* registered.decode(job.payload)
@@ -190,13 +241,11 @@ export const layer = Layer.effect(
     const nextDueAt = Effect.gen(function*() {
       const kinds = yield* registeredKinds
       if (kinds.length === 0) return Option.none<Date>()
-      const rows = yield* sql<{ runAt: Date | null }>`
-        SELECT min(run_at) AS run_at FROM jobs WHERE status = 'PENDING' AND kind IN ${sql.in(kinds)}`
-      return Option.fromNullable(rows[0]?.runAt ?? null)
+      const { runAt } = yield* orDieOnRow(earliestDue(kinds))
+      return Option.fromNullable(runAt)
     })
 
-    const get = (id: string) =>
-      sql<Job>`SELECT ${sql.literal(columns)} FROM jobs WHERE id = ${id}`.pipe(Effect.map((rows) => rows[0]))
+    const get = (id: string) => orDieOnRow(findJob(id))
 
     return Jobs.of({
       schedule,

@@ -1,9 +1,10 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, Multipart } from "@effect/platform"
 import { Option, Schema } from "effect"
 import { CustomerIdPath } from "../customers/Api.js"
-import { BadRequest, CustomerForbidden, envelopeFields, NotFound, status } from "../http/ApiError.js"
+import { ApiError, BadRequest, CustomerForbidden, NotFound } from "../http/ApiError.js"
 import { PartnerAuth, SandboxAuth } from "../http/Auth.js"
 import { Envelope } from "../http/Envelope.js"
+import { CustomerBusy } from "../ledger/Errors.js"
 
 export const KycStatus = Schema.Literal("NOT_STARTED", "PENDING", "REVIEW", "APPROVED", "REJECTED")
 export type KycStatus = typeof KycStatus.Type
@@ -144,47 +145,19 @@ export const ReverificationBody = Schema.Struct({
 
 // Domain refusals, each with its own stable code.
 
-export class KycPreviousTierNotApproved extends Schema.TaggedError<KycPreviousTierNotApproved>()(
-  "KycPreviousTierNotApproved",
-  { ...envelopeFields("KycPreviousTierNotApproved", 400, "KYC_PREVIOUS_TIER_NOT_APPROVED") },
-  status(400)
-) {}
+export class KycPreviousTierNotApproved extends ApiError("KycPreviousTierNotApproved", 400, "KYC_PREVIOUS_TIER_NOT_APPROVED") {}
 
-export class KycTierAlreadyApproved extends Schema.TaggedError<KycTierAlreadyApproved>()(
-  "KycTierAlreadyApproved",
-  { ...envelopeFields("KycTierAlreadyApproved", 400, "KYC_TIER_ALREADY_APPROVED") },
-  status(400)
-) {}
+export class KycTierAlreadyApproved extends ApiError("KycTierAlreadyApproved", 400, "KYC_TIER_ALREADY_APPROVED") {}
 
-export class KycTierAwaitingDecision extends Schema.TaggedError<KycTierAwaitingDecision>()(
-  "KycTierAwaitingDecision",
-  { ...envelopeFields("KycTierAwaitingDecision", 400, "KYC_TIER_AWAITING_DECISION") },
-  status(400)
-) {}
+export class KycTierAwaitingDecision extends ApiError("KycTierAwaitingDecision", 400, "KYC_TIER_AWAITING_DECISION") {}
 
-export class KycNotAwaitingDecision extends Schema.TaggedError<KycNotAwaitingDecision>()(
-  "KycNotAwaitingDecision",
-  { ...envelopeFields("KycNotAwaitingDecision", 400, "KYC_NOT_AWAITING_DECISION") },
-  status(400)
-) {}
+export class KycNotAwaitingDecision extends ApiError("KycNotAwaitingDecision", 400, "KYC_NOT_AWAITING_DECISION") {}
 
-export class KycDocumentNotFound extends Schema.TaggedError<KycDocumentNotFound>()(
-  "KycDocumentNotFound",
-  { ...envelopeFields("KycDocumentNotFound", 400, "KYC_DOCUMENT_NOT_FOUND") },
-  status(400)
-) {}
+export class KycDocumentNotFound extends ApiError("KycDocumentNotFound", 400, "KYC_DOCUMENT_NOT_FOUND") {}
 
-export class UnsupportedDocumentType extends Schema.TaggedError<UnsupportedDocumentType>()(
-  "UnsupportedDocumentType",
-  { ...envelopeFields("UnsupportedDocumentType", 400, "UNSUPPORTED_DOCUMENT_TYPE") },
-  status(400)
-) {}
+export class UnsupportedDocumentType extends ApiError("UnsupportedDocumentType", 400, "UNSUPPORTED_DOCUMENT_TYPE") {}
 
-export class DocumentTooLarge extends Schema.TaggedError<DocumentTooLarge>()(
-  "DocumentTooLarge",
-  { ...envelopeFields("DocumentTooLarge", 413, "DOCUMENT_TOO_LARGE") },
-  status(413)
-) {}
+export class DocumentTooLarge extends ApiError("DocumentTooLarge", 413, "DOCUMENT_TOO_LARGE") {}
 
 export class KycApi extends HttpApiGroup.make("kyc")
   .add(
@@ -196,6 +169,7 @@ export class KycApi extends HttpApiGroup.make("kyc")
       .addError(CustomerForbidden)
       .addError(KycTierAlreadyApproved)
       .addError(KycTierAwaitingDecision)
+      .addError(CustomerBusy)
   )
   .add(
     HttpApiEndpoint.post("tier2", "/customers/:customerId/kyc/tier2")
@@ -206,6 +180,7 @@ export class KycApi extends HttpApiGroup.make("kyc")
       .addError(CustomerForbidden)
       .addError(KycTierAlreadyApproved)
       .addError(KycTierAwaitingDecision)
+      .addError(CustomerBusy)
       .addError(KycPreviousTierNotApproved)
       .addError(KycDocumentNotFound)
   )
@@ -260,6 +235,7 @@ export class SandboxKycApi extends HttpApiGroup.make("sandboxKyc")
       .addError(BadRequest)
       .addError(CustomerForbidden)
       .addError(KycNotAwaitingDecision)
+      .addError(CustomerBusy)
   )
   .add(
     HttpApiEndpoint.post("requestReverification", "/customers/:customerId/kyc/reverification")
@@ -268,6 +244,7 @@ export class SandboxKycApi extends HttpApiGroup.make("sandboxKyc")
       .addSuccess(Envelope(Reverification), { status: 201 })
       .addError(BadRequest)
       .addError(CustomerForbidden)
+      .addError(CustomerBusy)
   )
   .middleware(SandboxAuth)
   .prefix("/sandbox")

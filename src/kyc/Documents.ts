@@ -1,4 +1,4 @@
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import * as Crypto from "node:crypto"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { Customers } from "../customers/Customers.js"
@@ -38,7 +38,7 @@ const toStored = (row: KycRepo.DocumentRow): StoredDocument => ({
   customerId: row.customerId,
   type: row.type,
   contentType: row.contentType,
-  size: Number(row.sizeBytes),
+  size: row.sizeBytes,
   createdAt: row.createdAt
 })
 
@@ -95,10 +95,10 @@ export const layer = Layer.effect(
         const customer = yield* customers.getOwned(partnerId, customerId)
         const missing = new NotFound({ message: "No such document for this customer" })
         if (!isUuid(documentId)) return yield* missing
-        const row = yield* repo.documentContent(customer.id, documentId.toLowerCase()).pipe(Effect.orDie)
-        if (row === undefined) return yield* missing
-        const content = row.content instanceof Uint8Array ? row.content : Buffer.from(row.content as unknown as string, "hex")
-        if (content.length !== Number(row.sizeBytes)) {
+        const found = yield* repo.documentContent(customer.id, documentId.toLowerCase()).pipe(Effect.orDie)
+        if (Option.isNone(found)) return yield* missing
+        const { content, ...row } = found.value
+        if (content.length !== row.sizeBytes) {
           return yield* Effect.die(new Error(`document ${row.id}: stored ${content.length} bytes, expected ${row.sizeBytes}`))
         }
         return { document: toStored(row), content }
@@ -107,7 +107,7 @@ export const layer = Layer.effect(
     const find = (customerId: string, documentId: string) =>
       isUuid(documentId)
         ? repo.findDocument(customerId, documentId.toLowerCase()).pipe(
-          Effect.map((row) => (row === undefined ? undefined : toStored(row))),
+          Effect.map((row) => Option.getOrUndefined(Option.map(row, toStored))),
           Effect.orDie
         )
         : Effect.succeed(undefined)

@@ -1,14 +1,13 @@
-import { SqlClient } from "@effect/sql"
-import { Context, Duration, Effect, Layer, Schema } from "effect"
+import { SqlClient, SqlError } from "@effect/sql"
+import { Context, Duration, Effect, Layer } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { Customers } from "../customers/Customers.js"
-import type * as CustomersRepo from "../customers/CustomersRepo.js"
-import { EventBus, Outbox, transaction } from "../events/Events.js"
-import { BadRequest, type CustomerForbidden } from "../http/ApiError.js"
-import { Ids } from "../ids/Ids.js"
-import { Jobs } from "../jobs/Jobs.js"
-import { IdentityRegistry, lookupTimeoutMs, RegistryUnavailable } from "../rails/IdentityRegistry.js"
-import { RailPolicies, RailOutcome } from "../rails/RailPolicies.js"
+import { Outbox } from "../events/Events.js"
+import { BadRequest, type CustomerForbidden, NotFound } from "../http/ApiError.js"
+import { Ids, isUuid } from "../ids/Ids.js"
+import { CustomerActors } from "../ledger/CustomerActors.js"
+import type { CustomerBusy } from "../ledger/Errors.js"
+import { type DocumentCheckVerdict, Identity, lookupTimeoutMs, RegistryUnavailable } from "../rails/Identity.js"
 import {
   KycDocumentNotFound,
   type KycItem,
@@ -29,16 +28,10 @@ import { eligibility, remainingAfter, tier1Verdict } from "./KycRules.js"
 import { summarise, toRecord, toReverification } from "./KycViews.js"
 
 type Level = 1 | 2 | 3
-type SubmissionError = CustomerForbidden | KycTierAlreadyApproved | KycTierAwaitingDecision | KycPreviousTierNotApproved
+type SubmissionError = CustomerForbidden | CustomerBusy | KycTierAlreadyApproved | KycTierAwaitingDecision | KycPreviousTierNotApproved
 
 /** Keeps the last four digits: enough for a reviewer to recognise a number, not enough to reuse it. */
 const mask = (value: string) => `${"*".repeat(Math.max(0, value.length - 4))}${value.slice(-4)}`
-
-/** The job that decides a Tier 2 submission when the identity rail is in auto mode. */
-export const tier2CheckJob = "kyc.tier2_check"
-const Tier2CheckPayload = Schema.Struct({ recordId: Schema.UUID, outcome: RailOutcome })
-
-const railFailureReason = "The identity document could not be verified"
 
 export class Kyc extends Context.Tag("Kyc")<Kyc, {
   readonly submitTier1: (
@@ -59,7 +52,17 @@ export class Kyc extends Context.Tag("Kyc")<Kyc, {
     customerId: string,
     level: number,
     decision: { readonly status: "APPROVED" | "REJECTED"; readonly reason?: string | undefined }
-  ) => Effect.Effect<KycRecord, BadRequest | CustomerForbidden | KycNotAwaitingDecision>
+  ) => Effect.Effect<KycRecord, BadRequest | CustomerForbidden | CustomerBusy | KycNotAwaitingDecision>
+  /**
+   * The identity rail's verdict on a Tier 2 document check (`checkId` is the KYC record's id): the one entry point
+   * for it, from a simulator job or a live provider's callback. A record decided meanwhile (a reviewer was faster)
+   * is left as it is: the verdict has nothing left to decide.
+   */
+  readonly settleDocumentCheck: (
+    partnerId: string,
+    checkId: string,
+    verdict: DocumentCheckVerdict
+  ) => Effect.Effect<void, NotFound | CustomerBusy>
   readonly records: (partnerId: string, customerId: string) => Effect.Effect<ReadonlyArray<KycRecord>, CustomerForbidden>
   readonly summary: (partnerId: string, customerId: string) => Effect.Effect<VerificationSummary, CustomerForbidden>
   readonly reverification: (partnerId: string, customerId: string) => Effect.Effect<Reverification | null, CustomerForbidden>
@@ -67,7 +70,7 @@ export class Kyc extends Context.Tag("Kyc")<Kyc, {
     partnerId: string,
     customerId: string,
     input: { readonly items: ReadonlyArray<KycItem>; readonly message: string }
-  ) => Effect.Effect<Reverification, CustomerForbidden>
+  ) => Effect.Effect<Reverification, CustomerForbidden | CustomerBusy>
   /**
    * For a later tier's submission, inside its transaction: marks the open re-verification's items of `level`
    * as re-submitted (the request completes when none are left).
@@ -80,26 +83,24 @@ export const layer = Layer.effect(
   Effect.gen(function*() {
     const repo = yield* KycRepo.make
     const sql = yield* SqlClient.SqlClient
-    const bus = yield* EventBus
     const outbox = yield* Outbox
     const clock = yield* ServiceClock
     const ids = yield* Ids
     const customers = yield* Customers
     const documents = yield* Documents
-    const registry = yield* IdentityRegistry
-    const policies = yield* RailPolicies
-    const jobs = yield* Jobs
+    const identity = yield* Identity
+    const actors = yield* CustomerActors
 
-    const inTransaction = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient | EventBus>) =>
-      transaction(effect).pipe(
-        Effect.catchTag("SqlError", Effect.die),
-        Effect.provideService(SqlClient.SqlClient, sql),
-        Effect.provideService(EventBus, bus)
-      ) as Effect.Effect<A, Exclude<E, { readonly _tag: "SqlError" }>>
-
-    /** The customer row, locked: every KYC change of one customer is serialised on it. */
-    const lockCustomer = (customer: CustomersRepo.CustomerRow) =>
-      sql`SELECT id FROM customers WHERE id = ${customer.id} FOR UPDATE`.pipe(Effect.asVoid)
+    /** Every KYC change of one customer runs as a command of its actor (the customer row locked there). */
+    const command = <A, E>(partnerId: string, customerId: string, effect: Effect.Effect<A, E, SqlClient.SqlClient>) =>
+      actors.run(partnerId, customerId, () =>
+        effect.pipe(
+          Effect.catchIf((error): error is SqlError.SqlError & E => error instanceof SqlError.SqlError, Effect.die),
+          Effect.provideService(SqlClient.SqlClient, sql)
+        ) as Effect.Effect<
+          A,
+          Exclude<E, { readonly _tag: "SqlError" }>
+        >)
 
     const statusesOf = (customerId: string) =>
       Effect.gen(function*() {
@@ -182,7 +183,7 @@ export const layer = Layer.effect(
         const lookups = yield* Effect.forEach(
           [{ kind: "BVN" as const, number: input.bvn }, { kind: "NIN" as const, number: input.nin }],
           ({ kind, number }) =>
-            registry.lookup(kind, number, profile).pipe(
+            identity.lookup(kind, number, profile).pipe(
               Effect.timeoutFail({
                 duration: Duration.millis(lookupTimeoutMs),
                 onTimeout: () => new RegistryUnavailable({ kind, reason: `${kind} registry timed out` })
@@ -193,8 +194,7 @@ export const layer = Layer.effect(
           { concurrency: 2 }
         )
         const verdict = tier1Verdict(profile, lookups)
-        return yield* inTransaction(Effect.gen(function*() {
-          yield* lockCustomer(customer)
+        return yield* command(partnerId, customer.id, Effect.gen(function*() {
           yield* checkEligible(customer.id, 1)
           const now = yield* clock.now
           const row = yield* repo.insertRecord({
@@ -244,9 +244,7 @@ export const layer = Layer.effect(
           ? null
           : yield* documentOf(customer.id, input.idDocument.backUrl, "idDocument.backUrl", false)
         const selfie = yield* documentOf(customer.id, input.selfieUrl, "selfieUrl", true)
-        const policy = yield* policies.policyFor(partnerId, "identity")
-        return yield* inTransaction(Effect.gen(function*() {
-          yield* lockCustomer(customer)
+        return yield* command(partnerId, customer.id, Effect.gen(function*() {
           yield* checkEligible(customer.id, 2)
           const now = yield* clock.now
           const row = yield* repo.insertRecord({
@@ -263,8 +261,7 @@ export const layer = Layer.effect(
                 frontDocumentId: front.id,
                 backDocumentId: back?.id ?? null
               },
-              selfieDocumentId: selfie.id,
-              identityPolicy: { mode: policy.mode, outcome: policy.outcome, delaySeconds: policy.delaySeconds }
+              selfieDocumentId: selfie.id
             },
             reviewReason: null,
             rejectionReason: null,
@@ -272,40 +269,34 @@ export const layer = Layer.effect(
             createdAt: now,
             updatedAt: now
           })
-          if (policy.mode === "auto") {
-            yield* jobs.schedule({
-              kind: tier2CheckJob,
-              partnerId,
-              customerId: customer.id,
-              delaySeconds: policy.delaySeconds,
-              payload: { recordId: row.id, outcome: policy.outcome }
-            })
-          }
+          yield* identity.submitDocumentCheck({
+            partnerId,
+            customerId: customer.id,
+            checkId: row.id,
+            idType: input.idDocument.type,
+            idNumber: input.idDocument.number,
+            frontDocumentId: front.id,
+            backDocumentId: back?.id ?? null,
+            selfieDocumentId: selfie.id
+          })
           yield* satisfyReverification(customer.id, 2)
           return { status: row.status, record: toRecord(row) }
         }))
       }).pipe(Effect.withSpan("Kyc.submitTier2"))
 
-    /** The identity rail's answer to a Tier 2 submission: magic document numbers first, else the policy's outcome. */
-    yield* jobs.register(tier2CheckJob, Tier2CheckPayload, ({ recordId, outcome }, job) =>
+    const settleDocumentCheck = (partnerId: string, checkId: string, verdict: DocumentCheckVerdict) =>
       Effect.gen(function*() {
-        // Customer first, then the record: the same lock order as submissions and reviewer decisions.
-        if (job.customerId !== null) yield* sql`SELECT id FROM customers WHERE id = ${job.customerId} FOR UPDATE`
-        const row = yield* repo.lockRecord(recordId)
-        // Decided meanwhile (a reviewer was faster): nothing left to do.
-        if (row === undefined || row.status !== "PENDING") return
-        const idDocument = (row.details as { idDocument?: { type?: string; number?: string } }).idDocument
-        const forced = registry.forcedDocumentVerdict({ idType: idDocument?.type ?? "", idNumber: idDocument?.number ?? "" })
-        const verdict = forced ?? (outcome === "success" ? { _tag: "Pass" as const } : { _tag: "Fail" as const, reason: railFailureReason })
-        switch (verdict._tag) {
-          case "Pass":
-            return yield* Effect.asVoid(applyDecision(row, "APPROVED", null, "rail"))
-          case "Review":
-            return yield* Effect.asVoid(applyDecision(row, "REVIEW", verdict.reason, "rail"))
-          case "Fail":
-            return yield* Effect.asVoid(applyDecision(row, "REJECTED", verdict.reason, "rail"))
-        }
-      }))
+        const notFound = new NotFound({ message: "No document check with this id" })
+        if (!isUuid(checkId)) return yield* notFound
+        const found = yield* repo.findRecord(partnerId, checkId.toLowerCase()).pipe(Effect.orDie)
+        if (found === undefined || Number(found.level) !== 2) return yield* notFound
+        yield* command(partnerId, found.customerId, Effect.gen(function*() {
+          const row = yield* repo.lockRecord(found.id)
+          if (row === undefined || row.status !== "PENDING") return
+          const status = verdict._tag === "Pass" ? "APPROVED" : verdict._tag === "Review" ? "REVIEW" : "REJECTED"
+          yield* applyDecision(row, status, verdict._tag === "Pass" ? null : verdict.reason, "rail")
+        })).pipe(Effect.catchTag("CustomerForbidden", () => Effect.dieMessage("kyc: a record's customer vanished")))
+      })
 
     const decide = (
       partnerId: string,
@@ -318,8 +309,7 @@ export const layer = Layer.effect(
         if (decision.status === "REJECTED" && decision.reason === undefined) {
           return yield* new BadRequest({ message: "reason: is required when status is REJECTED" })
         }
-        return yield* inTransaction(Effect.gen(function*() {
-          yield* lockCustomer(customer)
+        return yield* command(partnerId, customer.id, Effect.gen(function*() {
           const row = yield* repo.latestRecord(customer.id, level, true)
           if (row === undefined || (row.status !== "PENDING" && row.status !== "REVIEW")) {
             return yield* new KycNotAwaitingDecision({
@@ -362,8 +352,7 @@ export const layer = Layer.effect(
       Effect.gen(function*() {
         const customer = yield* customers.getOwned(partnerId, customerId)
         const items = [...new Set(input.items)]
-        return yield* inTransaction(Effect.gen(function*() {
-          yield* lockCustomer(customer)
+        return yield* command(partnerId, customer.id, Effect.gen(function*() {
           const now = yield* clock.now
           // A new request replaces an open one: compliance restates everything it still needs.
           yield* repo.supersedeReverification(customer.id, now)
@@ -390,6 +379,7 @@ export const layer = Layer.effect(
       submitTier1,
       submitTier2,
       decide,
+      settleDocumentCheck,
       records,
       summary,
       reverification,

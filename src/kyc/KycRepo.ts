@@ -1,126 +1,226 @@
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
-import type { DocumentContentType, DocumentType, KycItem, RecordStatus } from "./Api.js"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Cause, Effect, Option, ParseResult, Schema } from "effect"
+import * as CustomersRepo from "../customers/CustomersRepo.js"
+import { DocumentContentType, DocumentType, KycItem, KycStatus, Reverification } from "./Api.js"
 
-export interface KycRecordRow {
-  readonly id: string
-  readonly seq: string
-  readonly partnerId: string
-  readonly customerId: string
-  readonly level: number
-  readonly status: RecordStatus
-  readonly idType: string | null
-  readonly details: Record<string, unknown>
-  readonly reviewReason: string | null
-  readonly rejectionReason: string | null
-  readonly decidedBy: "registry" | "rail" | "reviewer" | null
-  readonly createdAt: Date
-  readonly updatedAt: Date
-}
+const RecordStatus = KycStatus.pipe(Schema.pickLiteral("PENDING", "REVIEW", "APPROVED", "REJECTED"))
+const DecidedBy = Schema.Literal("registry", "rail", "reviewer")
 
-export type NewKycRecordRow = Omit<KycRecordRow, "seq">
+export const KycRecordRow = Schema.Struct({
+  id: Schema.String,
+  seq: Schema.BigInt,
+  partnerId: Schema.String,
+  customerId: Schema.String,
+  level: Schema.Literal(1, 2, 3),
+  status: RecordStatus,
+  idType: Schema.NullOr(Schema.String),
+  details: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  reviewReason: Schema.NullOr(Schema.String),
+  rejectionReason: Schema.NullOr(Schema.String),
+  decidedBy: Schema.NullOr(DecidedBy),
+  createdAt: Schema.DateFromSelf,
+  updatedAt: Schema.DateFromSelf
+})
+export type KycRecordRow = typeof KycRecordRow.Type
 
-export interface DocumentRow {
-  readonly id: string
-  readonly partnerId: string
-  readonly customerId: string
-  readonly type: DocumentType
-  readonly contentType: DocumentContentType
-  readonly sizeBytes: number
-  readonly sha256: string
-  readonly createdAt: Date
-}
+export const NewKycRecordRow = KycRecordRow.omit("seq")
+export type NewKycRecordRow = typeof NewKycRecordRow.Type
 
-export interface ReverificationRow {
-  readonly id: string
-  readonly partnerId: string
-  readonly customerId: string
-  readonly items: ReadonlyArray<KycItem>
-  readonly outstanding: ReadonlyArray<KycItem>
-  readonly message: string
-  readonly status: "OPEN" | "COMPLETED" | "SUPERSEDED"
-  readonly createdAt: Date
-  readonly closedAt: Date | null
-}
+export const DocumentRow = Schema.Struct({
+  id: Schema.String,
+  partnerId: Schema.String,
+  customerId: Schema.String,
+  type: DocumentType,
+  contentType: DocumentContentType,
+  sizeBytes: Schema.Int,
+  sha256: Schema.String,
+  createdAt: Schema.DateFromSelf
+})
+export type DocumentRow = typeof DocumentRow.Type
+
+const DocumentContentRow = Schema.Struct({ ...DocumentRow.fields, content: Schema.Uint8ArrayFromSelf })
+
+export const ReverificationRow = Schema.Struct({
+  id: Schema.String,
+  partnerId: Schema.String,
+  customerId: Schema.String,
+  items: Schema.Array(KycItem),
+  outstanding: Schema.Array(KycItem),
+  message: Schema.String,
+  status: Reverification.fields.status,
+  createdAt: Schema.DateFromSelf,
+  closedAt: Schema.NullOr(Schema.DateFromSelf)
+})
+export type ReverificationRow = typeof ReverificationRow.Type
+
+const NewReverificationRow = ReverificationRow.omit("closedAt", "status")
 
 const recordColumns = "id, seq, partner_id, customer_id, level, status, id_type, details, review_reason, rejection_reason, decided_by, created_at, updated_at"
 const documentColumns = "id, partner_id, customer_id, type, content_type, size_bytes, sha256, created_at"
 const reverificationColumns = "id, partner_id, customer_id, items, outstanding, message, status, created_at, closed_at"
 
+/** A row that does not decode (or a RETURNING without its row) is a broken invariant: a defect, not a typed error. */
+const orDieOnRow = <A, E, R>(
+  effect: Effect.Effect<A, E | ParseResult.ParseError | Cause.NoSuchElementException, R>
+): Effect.Effect<A, Exclude<E, ParseResult.ParseError | Cause.NoSuchElementException>, R> =>
+  Effect.catchIf(
+    effect,
+    (error): error is ParseResult.ParseError | Cause.NoSuchElementException =>
+      ParseResult.isParseError(error) || Cause.isNoSuchElementException(error),
+    Effect.die
+  )
+
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+  const customers = yield* CustomersRepo.make
   const records = sql.literal(recordColumns)
   const documents = sql.literal(documentColumns)
   const reverifications = sql.literal(reverificationColumns)
-  return {
-    insertRecord: (row: NewKycRecordRow) =>
-      sql<KycRecordRow>`
+  const forUpdate = (lock: boolean) => (lock ? sql`FOR UPDATE` : sql``)
+  const CustomerLock = Schema.Struct({ customerId: Schema.String, forUpdate: Schema.Boolean })
+  const CustomerDocument = Schema.Struct({ customerId: Schema.String, id: Schema.String })
+
+  const insertRecord = SqlSchema.single({
+    Request: NewKycRecordRow,
+    Result: KycRecordRow,
+    execute: (row) =>
+      sql`
         INSERT INTO kyc_records (id, partner_id, customer_id, level, status, id_type, details, review_reason,
                                  rejection_reason, decided_by, created_at, updated_at)
         VALUES (${row.id}, ${row.partnerId}, ${row.customerId}, ${row.level}, ${row.status}, ${row.idType},
                 ${JSON.stringify(row.details)}::jsonb, ${row.reviewReason}, ${row.rejectionReason}, ${row.decidedBy},
                 ${row.createdAt}, ${row.updatedAt})
-        RETURNING ${records}`.pipe(Effect.map((rows) => rows[0]!)),
-    /** Every submission of the customer, newest first. */
-    listRecords: (customerId: string) =>
-      sql<KycRecordRow>`SELECT ${records} FROM kyc_records WHERE customer_id = ${customerId} ORDER BY seq DESC`,
-    /** The newest submission of a tier, locked when `forUpdate`. */
-    latestRecord: (customerId: string, level: number, forUpdate: boolean) =>
-      sql<KycRecordRow>`
+        RETURNING ${records}`
+  })
+  const listRecords = SqlSchema.findAll({
+    Request: Schema.String,
+    Result: KycRecordRow,
+    execute: (customerId) => sql`SELECT ${records} FROM kyc_records WHERE customer_id = ${customerId} ORDER BY seq DESC`
+  })
+  const latestRecord = SqlSchema.findOne({
+    Request: Schema.Struct({ ...CustomerLock.fields, level: Schema.Int }),
+    Result: KycRecordRow,
+    execute: ({ customerId, forUpdate: lock, level }) =>
+      sql`
         SELECT ${records} FROM kyc_records WHERE customer_id = ${customerId} AND level = ${level}
-        ORDER BY seq DESC LIMIT 1 ${forUpdate ? sql`FOR UPDATE` : sql``}`.pipe(Effect.map((rows) => rows[0])),
-    lockRecord: (id: string) =>
-      sql<KycRecordRow>`SELECT ${records} FROM kyc_records WHERE id = ${id} FOR UPDATE`.pipe(Effect.map((rows) => rows[0])),
-    decideRecord: (decision: {
-      readonly id: string
-      readonly status: RecordStatus
-      readonly reviewReason: string | null
-      readonly rejectionReason: string | null
-      readonly decidedBy: "registry" | "rail" | "reviewer"
-      readonly at: Date
-    }) =>
-      sql<KycRecordRow>`
+        ORDER BY seq DESC LIMIT 1 ${forUpdate(lock)}`
+  })
+  const partnerRecord = SqlSchema.findOne({
+    Request: Schema.Struct({ partnerId: Schema.String, id: Schema.String }),
+    Result: KycRecordRow,
+    execute: ({ id, partnerId }) => sql`SELECT ${records} FROM kyc_records WHERE id = ${id} AND partner_id = ${partnerId}`
+  })
+  const lockRecord = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: KycRecordRow,
+    execute: (id) => sql`SELECT ${records} FROM kyc_records WHERE id = ${id} FOR UPDATE`
+  })
+  const decideRecord = SqlSchema.single({
+    Request: Schema.Struct({
+      id: Schema.String,
+      status: RecordStatus,
+      reviewReason: Schema.NullOr(Schema.String),
+      rejectionReason: Schema.NullOr(Schema.String),
+      decidedBy: DecidedBy,
+      at: Schema.DateFromSelf
+    }),
+    Result: KycRecordRow,
+    execute: (decision) =>
+      sql`
         UPDATE kyc_records SET status = ${decision.status}, review_reason = COALESCE(${decision.reviewReason}, review_reason),
                rejection_reason = ${decision.rejectionReason}, decided_by = ${decision.decidedBy}, updated_at = ${decision.at}
         WHERE id = ${decision.id}
-        RETURNING ${records}`.pipe(Effect.map((rows) => rows[0]!)),
-
-    insertDocument: (row: DocumentRow, content: Uint8Array) =>
-      sql<DocumentRow>`
+        RETURNING ${records}`
+  })
+  const insertDocument = SqlSchema.single({
+    Request: DocumentContentRow,
+    Result: DocumentRow,
+    execute: (row) =>
+      sql`
         INSERT INTO kyc_documents (id, partner_id, customer_id, type, content_type, size_bytes, sha256, content, created_at)
         VALUES (${row.id}, ${row.partnerId}, ${row.customerId}, ${row.type}, ${row.contentType}, ${row.sizeBytes},
-                ${row.sha256}, ${Buffer.from(content)}, ${row.createdAt})
-        RETURNING ${documents}`.pipe(Effect.map((rows) => rows[0]!)),
-    findDocument: (customerId: string, id: string) =>
-      sql<DocumentRow>`SELECT ${documents} FROM kyc_documents WHERE customer_id = ${customerId} AND id = ${id}`.pipe(
-        Effect.map((rows) => rows[0])
-      ),
-    documentContent: (customerId: string, id: string) =>
-      sql<DocumentRow & { readonly content: Uint8Array }>`
-        SELECT ${documents}, content FROM kyc_documents WHERE customer_id = ${customerId} AND id = ${id}`.pipe(
-        Effect.map((rows) => rows[0])
-      ),
-
-    openReverification: (customerId: string, forUpdate: boolean) =>
-      sql<ReverificationRow>`
+                ${row.sha256}, ${Buffer.from(row.content)}, ${row.createdAt})
+        RETURNING ${documents}`
+  })
+  const findDocument = SqlSchema.findOne({
+    Request: CustomerDocument,
+    Result: DocumentRow,
+    execute: ({ customerId, id }) => sql`SELECT ${documents} FROM kyc_documents WHERE customer_id = ${customerId} AND id = ${id}`
+  })
+  const documentContent = SqlSchema.findOne({
+    Request: CustomerDocument,
+    Result: DocumentContentRow,
+    execute: ({ customerId, id }) =>
+      sql`SELECT ${documents}, content FROM kyc_documents WHERE customer_id = ${customerId} AND id = ${id}`
+  })
+  const openReverification = SqlSchema.findOne({
+    Request: CustomerLock,
+    Result: ReverificationRow,
+    execute: ({ customerId, forUpdate: lock }) =>
+      sql`
         SELECT ${reverifications} FROM kyc_reverifications WHERE customer_id = ${customerId} AND status = 'OPEN'
-        ${forUpdate ? sql`FOR UPDATE` : sql``}`.pipe(Effect.map((rows) => rows[0])),
-    supersedeReverification: (customerId: string, at: Date) =>
-      sql`UPDATE kyc_reverifications SET status = 'SUPERSEDED', closed_at = ${at} WHERE customer_id = ${customerId} AND status = 'OPEN'`,
-    insertReverification: (row: Omit<ReverificationRow, "closedAt" | "status">) =>
-      sql<ReverificationRow>`
+        ${forUpdate(lock)}`
+  })
+  const insertReverification = SqlSchema.single({
+    Request: NewReverificationRow,
+    Result: ReverificationRow,
+    execute: (row) =>
+      sql`
         INSERT INTO kyc_reverifications (id, partner_id, customer_id, items, outstanding, message, status, created_at)
         VALUES (${row.id}, ${row.partnerId}, ${row.customerId}, ${JSON.stringify(row.items)}::jsonb,
                 ${JSON.stringify(row.outstanding)}::jsonb, ${row.message}, 'OPEN', ${row.createdAt})
-        RETURNING ${reverifications}`.pipe(Effect.map((rows) => rows[0]!)),
+        RETURNING ${reverifications}`
+  })
+
+  const findLatestRecord = (customerId: string, level: number, lock: boolean) =>
+    orDieOnRow(latestRecord({ customerId, level, forUpdate: lock }))
+  const findPartnerRecord = (partnerId: string, id: string) => orDieOnRow(partnerRecord({ partnerId, id }))
+  const findLockedRecord = (id: string) => orDieOnRow(lockRecord(id))
+  const findOpenReverification = (customerId: string, lock: boolean) =>
+    orDieOnRow(openReverification({ customerId, forUpdate: lock }))
+
+  return {
+    insertRecord: (row: NewKycRecordRow) => orDieOnRow(insertRecord(row)),
+    /** Every submission of the customer, newest first. */
+    listRecords: (customerId: string) => orDieOnRow(listRecords(customerId)),
+    /** The newest submission of a tier, locked when `forUpdate`. */
+    findLatestRecord,
+    /** A partner's record by id (not locked): where a rail's verdict finds its customer. */
+    findPartnerRecord,
+    findLockedRecord,
+    decideRecord: (decision: typeof decideRecord extends (request: infer I) => unknown ? I : never) =>
+      orDieOnRow(decideRecord(decision)),
+
+    insertDocument: (row: DocumentRow, content: Uint8Array) => orDieOnRow(insertDocument({ ...row, content })),
+    findDocument: (customerId: string, id: string) => orDieOnRow(findDocument({ customerId, id })),
+    documentContent: (customerId: string, id: string) => orDieOnRow(documentContent({ customerId, id })),
+
+    /** The customer's open re-verification request, locked when `forUpdate`. */
+    findOpenReverification,
+    supersedeReverification: (customerId: string, at: Date) =>
+      sql`UPDATE kyc_reverifications SET status = 'SUPERSEDED', closed_at = ${at} WHERE customer_id = ${customerId} AND status = 'OPEN'`,
+    insertReverification: (row: typeof NewReverificationRow.Type) => orDieOnRow(insertReverification(row)),
     updateOutstanding: (id: string, outstanding: ReadonlyArray<KycItem>, at: Date) =>
       sql`
         UPDATE kyc_reverifications SET outstanding = ${JSON.stringify(outstanding)}::jsonb,
                status = ${outstanding.length === 0 ? "COMPLETED" : "OPEN"},
                closed_at = ${outstanding.length === 0 ? at : null}
         WHERE id = ${id}`,
-    /** Sets `verified_at` the first time only (docs/kyc.md). */
-    markCustomerVerified: (customerId: string, at: Date) =>
-      sql`UPDATE customers SET verified_at = ${at}, updated_at = ${at} WHERE id = ${customerId} AND verified_at IS NULL`
+
+    // Until src/kyc/Kyc.ts moves to the Option-returning finders above and to `Customers.markVerified`:
+    /** @deprecated use `findLatestRecord` (an Option) */
+    latestRecord: (customerId: string, level: number, lock: boolean) =>
+      Effect.map(findLatestRecord(customerId, level, lock), Option.getOrUndefined),
+    /** @deprecated use `findPartnerRecord` (an Option) */
+    findRecord: (partnerId: string, id: string) => Effect.map(findPartnerRecord(partnerId, id), Option.getOrUndefined),
+    /** @deprecated use `findLockedRecord` (an Option) */
+    lockRecord: (id: string) => Effect.map(findLockedRecord(id), Option.getOrUndefined),
+    /** @deprecated use `findOpenReverification` (an Option) */
+    openReverification: (customerId: string, lock: boolean) =>
+      Effect.map(findOpenReverification(customerId, lock), Option.getOrUndefined),
+    /** @deprecated the customers table is the customers module's: use `Customers.markVerified` */
+    markCustomerVerified: customers.markVerified
   }
 })
+
+export type KycRepo = Effect.Effect.Success<typeof make>

@@ -1,5 +1,5 @@
 import type { KycItem, KycStatus } from "./Api.js"
-import type { PersonName, RegistryLookup, RegistryUnavailable } from "../rails/IdentityRegistry.js"
+import type { PersonName, RegistryLookup, RegistryUnavailable } from "../rails/Identity.js"
 
 /** Pure KYC rules: name matching, the Tier 1 verdict, submission eligibility and `nextRequired`. */
 

@@ -7,7 +7,7 @@ import { nextRequired } from "./KycRules.js"
 export const toRecord = (row: KycRepo.KycRecordRow): KycRecord => ({
   id: row.id,
   customerId: row.customerId,
-  level: Number(row.level),
+  level: row.level,
   status: row.status,
   idType: row.idType,
   rejectionReason: row.rejectionReason,
@@ -29,7 +29,7 @@ export const summarise = (
   open: KycRepo.ReverificationRow | undefined
 ): VerificationSummary => {
   const tier = (level: 1 | 2 | 3) => {
-    const latest = rows.find((row) => Number(row.level) === level)
+    const latest = rows.find((row) => row.level === level)
     return latest === undefined
       ? { status: "NOT_STARTED" as const, updatedAt: null, rejectionReason: null }
       : { status: latest.status, updatedAt: latest.updatedAt, rejectionReason: latest.rejectionReason }

@@ -4,7 +4,7 @@ import { CustomerIdPath } from "../customers/Api.js"
 import { CustomerForbidden, InvalidCursor } from "../http/ApiError.js"
 import { PartnerAuth } from "../http/Auth.js"
 import { Envelope, PageEnvelope } from "../http/Envelope.js"
-import { PageParams } from "../http/Pagination.js"
+import { PageParams } from "../http/PageParams.js"
 import { AssetCode } from "../money/Money.js"
 
 export const BalanceEntry = Schema.Struct({ currency: Schema.String, balance: Schema.Number })

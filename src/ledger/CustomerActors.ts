@@ -1,41 +1,42 @@
 import { SqlClient, SqlError } from "@effect/sql"
-import { Context, Deferred, Duration, Effect, Exit, Fiber, Layer, Option, Queue, Scope } from "effect"
+import { Cause, Context, Deferred, Duration, Effect, Exit, Layer, Queue, RcMap } from "effect"
 import { AppConfig } from "../config/AppConfig.js"
 import type { CustomerRow } from "../customers/CustomersRepo.js"
-import { EventBus, transaction } from "../events/Events.js"
+import { EventBus, isInTransaction, transaction } from "../events/Events.js"
 import { CustomerForbidden } from "../http/ApiError.js"
+import { isUuid } from "../ids/Ids.js"
 import { CustomerBusy } from "./Errors.js"
 
 /**
- * One actor per customer: a fiber with a bounded mailbox that runs one command at a time. Each command is one
- * database transaction that first locks the customer row (`FOR UPDATE`, so a second process is serialised too),
- * then runs the command (idempotency check, resource, journal, outbox event), and commits; the reply goes back
- * after the commit. A full mailbox answers 503 CUSTOMER_BUSY instead of growing; an idle actor stops.
+ * The one path for every change of a customer. Partner requests, sandbox controls, KYC submissions and
+ * decisions, rail outcomes and scheduled job handlers all call `run`; the customer row is locked here and nowhere
+ * else (`lockCustomer`), and ownership (the customer belongs to the partner) is checked here once.
  *
- * A command is a function of the locked customer row to an effect with no remaining requirements. Because the
- * actor owns the transaction boundary, a later version can commit several queued commands in one transaction
- * (group commit, with a savepoint per command) without changing any caller.
+ * Called from outside a transaction (a request), a command goes to the customer's actor: a fiber with a bounded
+ * mailbox that runs one command at a time, each in one database transaction that first locks the customer row
+ * (`FOR UPDATE`, so a second process is serialised too), then runs the command (idempotency, resource, journal,
+ * outbox event) and commits; the reply goes back after the commit. A full mailbox answers 503 CUSTOMER_BUSY
+ * instead of growing; an idle actor stops; at most `actorsMax` actors live at once (an `RcMap` with a capacity).
+ *
+ * Called from inside a transaction (a job handler: its claim, the state change and "job done" commit together),
+ * the command joins that transaction as a savepoint after the same lock, so a command that fails rolls back only
+ * its own writes.
  */
 export type Command<A, E> = (customer: CustomerRow) => Effect.Effect<A, E>
 
-interface Envelope {
-  readonly run: Effect.Effect<void>
-}
+export type RunError = CustomerForbidden | CustomerBusy
 
 interface Actor {
-  readonly mailbox: Queue.Queue<Envelope>
-  fiber: Fiber.RuntimeFiber<void> | undefined
+  readonly mailbox: Queue.Queue<Effect.Effect<void>>
 }
 
 export class CustomerActors extends Context.Tag("CustomerActors")<CustomerActors, {
-  readonly run: <A, E>(
-    partnerId: string,
-    customerId: string,
-    command: Command<A, E>
-  ) => Effect.Effect<A, E | CustomerForbidden | CustomerBusy>
+  readonly run: <A, E>(partnerId: string, customerId: string, command: Command<A, E>) => Effect.Effect<A, E | RunError>
   /** Number of live actors (for tests and metrics). */
   readonly size: Effect.Effect<number>
 }>() {}
+
+const busy = (message: string) => new CustomerBusy({ message })
 
 export const layer = Layer.scoped(
   CustomerActors,
@@ -43,66 +44,60 @@ export const layer = Layer.scoped(
     const sql = yield* SqlClient.SqlClient
     const bus = yield* EventBus
     const config = yield* AppConfig
-    const scope = yield* Scope.Scope
-    const actors = new Map<string, Actor>()
-    const lock = yield* Effect.makeSemaphore(1)
-    const idle = Duration.millis(config.actorIdleMs)
 
+    /** The customer row lock: the only `FOR UPDATE` on customers in the code. */
     const lockCustomer = (partnerId: string, customerId: string) =>
-      sql<CustomerRow>`SELECT * FROM customers WHERE id = ${customerId} AND partner_id = ${partnerId} FOR UPDATE`.pipe(
-        Effect.map((rows) => rows[0])
-      )
-
-    const loop = (customerId: string, actor: Actor): Effect.Effect<void> =>
       Effect.gen(function*() {
-        while (true) {
-          const next = yield* Queue.take(actor.mailbox).pipe(Effect.timeout(idle), Effect.option)
-          if (Option.isSome(next)) {
-            yield* next.value.run
-            continue
-          }
-          // Idle: stop, unless a command arrived between the timeout and taking the lock.
-          const stopped = yield* lock.withPermits(1)(Effect.gen(function*() {
-            if ((yield* Queue.size(actor.mailbox)) > 0) return false
-            actors.delete(customerId)
-            return true
-          }))
-          if (stopped) return
-        }
+        if (!isUuid(customerId)) return yield* CustomerForbidden.standard()
+        const rows = yield* sql<CustomerRow>`
+          SELECT * FROM customers WHERE id = ${customerId.toLowerCase()} AND partner_id = ${partnerId} FOR UPDATE`
+        const customer = rows[0]
+        if (customer === undefined) return yield* CustomerForbidden.standard()
+        return customer
       })
 
-    const run = <A, E>(partnerId: string, customerId: string, command: Command<A, E>) =>
-      Effect.gen(function*() {
+    /** One command in one transaction (or savepoint): lock, run, commit. SQL failures are defects. */
+    const execute = <A, E>(partnerId: string, customerId: string, command: Command<A, E>) =>
+      transaction(Effect.flatMap(lockCustomer(partnerId, customerId), command)).pipe(
+        Effect.catchIf((error): error is SqlError.SqlError => error instanceof SqlError.SqlError, Effect.die),
+        Effect.provideService(SqlClient.SqlClient, sql),
+        Effect.provideService(EventBus, bus)
+      ) as Effect.Effect<A, E | CustomerForbidden>
+
+    const actors = yield* RcMap.make({
+      lookup: (_customerId: string) =>
+        Effect.gen(function*() {
+          const mailbox = yield* Queue.bounded<Effect.Effect<void>>(config.actorMailboxCapacity)
+          yield* Effect.addFinalizer(() => Queue.shutdown(mailbox))
+          yield* Effect.forkScoped(Effect.forever(Effect.flatten(Queue.take(mailbox))))
+          return { mailbox } satisfies Actor
+        }),
+      idleTimeToLive: Duration.millis(config.actorIdleMs),
+      capacity: config.actorsMax
+    })
+
+    const enqueue = <A, E>(partnerId: string, customerId: string, command: Command<A, E>) =>
+      Effect.scoped(Effect.gen(function*() {
+        const actor = yield* RcMap.get(actors, customerId.toLowerCase()).pipe(
+          Effect.catchIf(Cause.isExceededCapacityException, () =>
+            Effect.fail(busy("Too many customers have operations in flight; retry shortly with the same reference")))
+        )
         const reply = yield* Deferred.make<A, E | CustomerForbidden>()
-        const work = transaction(Effect.gen(function*() {
-          const customer = yield* lockCustomer(partnerId, customerId)
-          if (customer === undefined) return yield* CustomerForbidden.standard()
-          return yield* command(customer)
-        })).pipe(
-          Effect.provideService(SqlClient.SqlClient, sql),
-          Effect.provideService(EventBus, bus),
-          Effect.catchIf((error): error is SqlError.SqlError => error instanceof SqlError.SqlError, Effect.die),
-          Effect.exit,
-          Effect.flatMap((exit) => Deferred.done(reply, exit as Exit.Exit<A, E | CustomerForbidden>)),
+        const work = Effect.exit(execute(partnerId, customerId, command)).pipe(
+          Effect.flatMap((exit: Exit.Exit<A, E | CustomerForbidden>) => Deferred.done(reply, exit)),
           Effect.asVoid
         )
-        const accepted = yield* lock.withPermits(1)(Effect.gen(function*() {
-          let actor = actors.get(customerId)
-          if (actor === undefined) {
-            actor = { mailbox: yield* Queue.bounded<Envelope>(config.actorMailboxCapacity), fiber: undefined }
-            actors.set(customerId, actor)
-            actor.fiber = yield* Effect.forkIn(loop(customerId, actor), scope)
-          }
-          return actor.mailbox.unsafeOffer({ run: work })
-        }))
-        if (!accepted) {
-          return yield* new CustomerBusy({
-            message: "Too many operations are queued for this customer; retry shortly with the same reference"
-          })
+        if (!actor.mailbox.unsafeOffer(work)) {
+          return yield* busy("Too many operations are queued for this customer; retry shortly with the same reference")
         }
+        // The reference held until the reply keeps the actor alive while its mailbox has work.
         return yield* Deferred.await(reply)
-      })
+      }))
 
-    return CustomerActors.of({ run, size: Effect.sync(() => actors.size) })
+    const run = <A, E>(partnerId: string, customerId: string, command: Command<A, E>): Effect.Effect<A, E | RunError> =>
+      Effect.flatMap(isInTransaction, (inside) =>
+        inside ? execute(partnerId, customerId, command) : enqueue(partnerId, customerId, command))
+
+    return CustomerActors.of({ run, size: Effect.map(RcMap.keys(actors), (keys) => keys.length) })
   })
 )

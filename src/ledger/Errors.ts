@@ -1,20 +1,7 @@
-import { Schema } from "effect"
-import { envelopeFields, status } from "../http/ApiError.js"
+import { ApiError } from "../http/ApiError.js"
 
-export class InsufficientBalance extends Schema.TaggedError<InsufficientBalance>()(
-  "InsufficientBalance",
-  { ...envelopeFields("InsufficientBalance", 400, "INSUFFICIENT_BALANCE") },
-  status(400)
-) {}
+export class InsufficientBalance extends ApiError("InsufficientBalance", 400, "INSUFFICIENT_BALANCE") {}
 
-export class ReferenceInUse extends Schema.TaggedError<ReferenceInUse>()(
-  "ReferenceInUse",
-  { ...envelopeFields("ReferenceInUse", 409, "REFERENCE_IN_USE") },
-  status(409)
-) {}
+export class ReferenceInUse extends ApiError("ReferenceInUse", 409, "REFERENCE_IN_USE") {}
 
-export class CustomerBusy extends Schema.TaggedError<CustomerBusy>()(
-  "CustomerBusy",
-  { ...envelopeFields("CustomerBusy", 503, "CUSTOMER_BUSY") },
-  status(503)
-) {}
+export class CustomerBusy extends ApiError("CustomerBusy", 503, "CUSTOMER_BUSY") {}

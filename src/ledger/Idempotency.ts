@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer, Schema } from "effect"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { Ids } from "../ids/Ids.js"
 import { ReferenceInUse } from "./Errors.js"
@@ -12,13 +12,7 @@ import { ReferenceInUse } from "./Errors.js"
  * customers of one partner are settled by the primary key: PostgreSQL makes the second insert wait for the first
  * transaction and then sees its row.
  */
-export const referencePattern = /^[A-Za-z0-9._-]{1,120}$/
-
-export const Reference = Schema.String.pipe(
-  Schema.pattern(referencePattern, {
-    message: () => "must be 1 to 120 characters of letters, digits, dot, underscore or hyphen"
-  })
-)
+export { Reference, referencePattern } from "./Reference.js"
 
 export type Claim = { readonly _tag: "New" } | { readonly _tag: "Existing"; readonly resourceId: string }
 
@@ -52,27 +46,40 @@ export const layer = Layer.effect(
     const clock = yield* ServiceClock
     const ids = yield* Ids
 
-    const claim = (input: ClaimInput) =>
-      Effect.gen(function*() {
-        const inserted = yield* sql<{ resourceId: string }>`
+    const Key = Schema.Struct({ partnerId: Schema.String, endpoint: Schema.String, reference: Schema.String })
+    const insertKey = SqlSchema.findOne({
+      Request: Schema.Struct({ ...Key.fields, customerId: Schema.String, resourceId: Schema.String, createdAt: Schema.DateFromSelf }),
+      Result: Schema.Struct({ resourceId: Schema.String }),
+      execute: (key) =>
+        sql`
           INSERT INTO idempotency_keys (partner_id, endpoint, reference, customer_id, resource_id, created_at)
-          VALUES (${input.partnerId}, ${input.endpoint}, ${input.reference}, ${input.customerId}, ${input.resourceId},
-                  ${yield* clock.now})
+          VALUES (${key.partnerId}, ${key.endpoint}, ${key.reference}, ${key.customerId}, ${key.resourceId}, ${key.createdAt})
           ON CONFLICT DO NOTHING
           RETURNING resource_id`
-        if (inserted.length > 0) return { _tag: "New" } as Claim
-        const existing = yield* sql<{ customerId: string; resourceId: string }>`
+    })
+    const findKey = SqlSchema.findOne({
+      Request: Key,
+      Result: Schema.Struct({ customerId: Schema.String, resourceId: Schema.String }),
+      execute: (key) =>
+        sql`
           SELECT customer_id, resource_id FROM idempotency_keys
-          WHERE partner_id = ${input.partnerId} AND endpoint = ${input.endpoint} AND reference = ${input.reference}`
-        const row = existing[0]
-        if (row === undefined) return yield* Effect.dieMessage("idempotency: key vanished after a conflict")
+          WHERE partner_id = ${key.partnerId} AND endpoint = ${key.endpoint} AND reference = ${key.reference}`
+    })
+
+    const claim = (input: ClaimInput) =>
+      Effect.gen(function*() {
+        const inserted = yield* insertKey({ ...input, createdAt: yield* clock.now })
+        if (Option.isSome(inserted)) return { _tag: "New" } as Claim
+        const existing = yield* findKey(input)
+        if (Option.isNone(existing)) return yield* Effect.dieMessage("idempotency: key vanished after a conflict")
+        const row = existing.value
         if (row.customerId !== input.customerId) {
           return yield* new ReferenceInUse({
             message: `reference ${input.reference} is already used by another customer of this partner on this endpoint`
           })
         }
         return { _tag: "Existing", resourceId: row.resourceId } as Claim
-      }).pipe(Effect.catchTag("SqlError", Effect.die))
+      }).pipe(Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }))
 
     const once = <A, E>(
       input: Omit<ClaimInput, "resourceId">,

@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Schema } from "effect"
 
 /**
  * Verifies every ledger invariant over the whole database. Tests call it after each case, the benchmarks and
@@ -88,17 +88,17 @@ export const checkLedger: Effect.Effect<LedgerReport, never, SqlClient.SqlClient
       WHERE t.customer_id <> r.customer_id`
   )
 
-  const counts = yield* sql<{ transactions: string; entries: string; accounts: string; reservations: string }>`
-    SELECT (SELECT count(*) FROM ledger_transactions)::text AS transactions,
-           (SELECT count(*) FROM ledger_entries)::text AS entries,
-           (SELECT count(*) FROM ledger_accounts)::text AS accounts,
-           (SELECT count(*) FROM ledger_reservations)::text AS reservations`
-  const c = counts[0]!
-  return {
-    transactions: Number(c.transactions),
-    entries: Number(c.entries),
-    accounts: Number(c.accounts),
-    reservations: Number(c.reservations),
-    violations
-  }
+  // Violation rows above are free-form diagnostics (numbers cast to text so they print exactly); the counts decode.
+  const Count = Schema.NumberFromString.pipe(Schema.int(), Schema.nonNegative())
+  const counts = yield* SqlSchema.single({
+    Request: Schema.Void,
+    Result: Schema.Struct({ transactions: Count, entries: Count, accounts: Count, reservations: Count }),
+    execute: () =>
+      sql`
+        SELECT (SELECT count(*) FROM ledger_transactions)::text AS transactions,
+               (SELECT count(*) FROM ledger_entries)::text AS entries,
+               (SELECT count(*) FROM ledger_accounts)::text AS accounts,
+               (SELECT count(*) FROM ledger_reservations)::text AS reservations`
+  })(undefined)
+  return { ...counts, violations }
 }).pipe(Effect.orDie)

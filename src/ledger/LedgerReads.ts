@@ -1,10 +1,10 @@
-import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer } from "effect"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Context, Effect, Layer, Schema } from "effect"
 import type { CustomerRow } from "../customers/CustomersRepo.js"
 import type { InvalidCursor } from "../http/ApiError.js"
 import type { Page } from "../http/Envelope.js"
 import { Cursors, paginate, type PageRequest } from "../http/Pagination.js"
-import { type Asset, isAsset, toNumber } from "../money/Money.js"
+import { AssetCode, isAsset, toNumber } from "../money/Money.js"
 import { Ledger } from "./Ledger.js"
 
 export interface BalanceEntry {
@@ -26,19 +26,21 @@ export interface LedgerEntryView {
   readonly createdAt: Date
 }
 
-interface EntryRow {
-  readonly seq: string
-  readonly id: string
-  readonly amount: string
-  readonly currency: Asset
-  readonly balanceAfter: string
-  readonly transactionId: string
-  readonly reason: string
-  readonly reference: string | null
-  readonly resourceType: string
-  readonly resourceId: string
-  readonly createdAt: Date
-}
+/** A customer's entry on an available account, with its transaction (balance_after is set on every such entry). */
+const EntryRow = Schema.Struct({
+  seq: Schema.BigInt,
+  id: Schema.String,
+  amount: Schema.BigInt,
+  currency: AssetCode,
+  balanceAfter: Schema.BigInt,
+  transactionId: Schema.String,
+  reason: Schema.String,
+  reference: Schema.NullOr(Schema.String),
+  resourceType: Schema.String,
+  resourceId: Schema.String,
+  createdAt: Schema.DateFromSelf
+})
+type EntryRow = typeof EntryRow.Type
 
 /**
  * Reads of a customer's money; they never go through the customer actor. The balance list always starts with
@@ -62,7 +64,7 @@ export const layer = Layer.effect(
 
     const balances = (customer: CustomerRow) =>
       Effect.map(ledger.balances(customer.id), (rows) => {
-        const fiat = customer.currency as Asset
+        const fiat = customer.currency
         const others = rows.filter((row) => row.currency !== fiat)
         const own = rows.find((row) => row.currency === fiat)
         return [
@@ -72,14 +74,14 @@ export const layer = Layer.effect(
       })
 
     const toView = (row: EntryRow): LedgerEntryView => {
-      const amount = BigInt(row.amount)
+      const amount = row.amount
       return {
         id: row.id,
         type: amount > 0n ? "CREDIT" : "DEBIT",
         reason: row.reason,
         amount: toNumber(row.currency, amount > 0n ? amount : -amount),
         currency: row.currency,
-        balanceAfter: toNumber(row.currency, BigInt(row.balanceAfter)),
+        balanceAfter: toNumber(row.currency, row.balanceAfter),
         reference: row.reference,
         resourceType: row.resourceType,
         resourceId: row.resourceId,
@@ -88,22 +90,39 @@ export const layer = Layer.effect(
       }
     }
 
+    const entryPage = SqlSchema.findAll({
+      Request: Schema.Struct({
+        customerId: Schema.String,
+        currency: Schema.UndefinedOr(AssetCode),
+        beforeSeq: Schema.UndefinedOr(Schema.String),
+        limit: Schema.Int
+      }),
+      Result: EntryRow,
+      execute: ({ beforeSeq, currency, customerId, limit }) =>
+        sql`
+          SELECT e.seq, e.id, e.amount, e.currency, e.balance_after, t.id AS transaction_id, t.reason, t.reference,
+                 t.resource_type, t.resource_id, t.created_at
+          FROM ledger_entries e
+          JOIN ledger_accounts a ON a.id = e.account_id
+          JOIN ledger_transactions t ON t.id = e.transaction_id
+          WHERE a.customer_id = ${customerId} AND a.kind = 'available'
+            ${currency === undefined ? sql`` : sql`AND a.currency = ${currency}`}
+            ${beforeSeq === undefined ? sql`` : sql`AND e.seq < ${beforeSeq}`}
+          ORDER BY e.seq DESC LIMIT ${limit}`
+    })
+
     const entries = (customer: CustomerRow, page: PageRequest & { readonly currency?: string | undefined }) =>
       paginate(
         "transactions",
         page,
         ({ beforeSeq, limit }) =>
-          sql<EntryRow>`
-            SELECT e.seq, e.id, e.amount, e.currency, e.balance_after, t.id AS transaction_id, t.reason, t.reference,
-                   t.resource_type, t.resource_id, t.created_at
-            FROM ledger_entries e
-            JOIN ledger_accounts a ON a.id = e.account_id
-            JOIN ledger_transactions t ON t.id = e.transaction_id
-            WHERE a.customer_id = ${customer.id} AND a.kind = 'available'
-              ${page.currency !== undefined && isAsset(page.currency) ? sql`AND a.currency = ${page.currency}` : sql``}
-              ${beforeSeq === undefined ? sql`` : sql`AND e.seq < ${beforeSeq}`}
-            ORDER BY e.seq DESC LIMIT ${limit}`.pipe(Effect.orDie),
-        (row) => row.seq
+          entryPage({
+            customerId: customer.id,
+            currency: page.currency !== undefined && isAsset(page.currency) ? page.currency : undefined,
+            beforeSeq,
+            limit
+          }).pipe(Effect.orDie),
+        (row) => String(row.seq)
       ).pipe(
         Effect.map((result) => ({ items: result.items.map(toView), nextCursor: result.nextCursor })),
         Effect.provideService(Cursors, cursors)

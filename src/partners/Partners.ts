@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { base62, constantTimeEqual, sha256 } from "../crypto/Hashing.js"
@@ -99,10 +99,10 @@ export const layer = Layer.effect(
         if (apiKey.length > 256) return yield* unauthorized("Unknown API key")
         const hash = sha256(apiKey)
         const found = yield* repo.findByKeyHash(hash).pipe(Effect.orDie)
-        if (found === undefined || !constantTimeEqual(Buffer.from(found.keyHash), hash)) {
+        if (Option.isNone(found) || !constantTimeEqual(Buffer.from(found.value.keyHash), hash)) {
           return yield* unauthorized("Unknown API key")
         }
-        const { keyHash: _, ...partner } = found
+        const { keyHash: _, ...partner } = found.value
         return partner
       })
 
@@ -128,12 +128,12 @@ export const layer = Layer.effect(
       const apiKey = `${keyPrefix}demo_${base62(keys.demoPartner.subarray(0, 24))}`
       return yield* inTransaction(Effect.gen(function*() {
         const existing = yield* repo.findDemo
-        if (existing === undefined) {
+        if (Option.isNone(existing)) {
           return yield* insertPartner({ name: "Demo Partner", kybStatus: "APPROVED", isDemo: true }, apiKey)
         }
         const known = yield* repo.findByKeyHash(sha256(apiKey))
-        if (known === undefined) yield* storeKey(existing.id, apiKey)
-        return { partner: existing, apiKey }
+        if (Option.isNone(known)) yield* storeKey(existing.value.id, apiKey)
+        return { partner: existing.value, apiKey }
       }))
     })
 

@@ -1,36 +1,86 @@
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
-import type { Partner } from "../http/Auth.js"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Cause, Effect, ParseResult, Schema } from "effect"
 
-type PartnerRow = Partner
+/** A row of `partners`; its type is the `Partner` the auth middleware provides. */
+export const PartnerRow = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  kybStatus: Schema.Literal("PENDING", "APPROVED", "REJECTED"),
+  kybReason: Schema.NullOr(Schema.String),
+  isDemo: Schema.Boolean,
+  createdAt: Schema.DateFromSelf,
+  updatedAt: Schema.DateFromSelf
+})
+export type PartnerRow = typeof PartnerRow.Type
+
+const PartnerWithKeyRow = Schema.Struct({ ...PartnerRow.fields, keyHash: Schema.Uint8ArrayFromSelf })
+
+export const ApiKeyRow = Schema.Struct({
+  id: Schema.String,
+  partnerId: Schema.String,
+  keyHash: Schema.Uint8ArrayFromSelf,
+  keyPrefix: Schema.String,
+  createdAt: Schema.DateFromSelf
+})
+export type ApiKeyRow = typeof ApiKeyRow.Type
 
 const columns = "p.id, p.name, p.kyb_status, p.kyb_reason, p.is_demo, p.created_at, p.updated_at"
 
+/** A row that does not decode (or a RETURNING without its row) is a broken invariant: a defect, not a typed error. */
+const orDieOnRow = <A, E, R>(
+  effect: Effect.Effect<A, E | ParseResult.ParseError | Cause.NoSuchElementException, R>
+): Effect.Effect<A, Exclude<E, ParseResult.ParseError | Cause.NoSuchElementException>, R> =>
+  Effect.catchIf(
+    effect,
+    (error): error is ParseResult.ParseError | Cause.NoSuchElementException =>
+      ParseResult.isParseError(error) || Cause.isNoSuchElementException(error),
+    Effect.die
+  )
+
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  return {
-    insert: (partner: Partner) =>
-      sql`INSERT INTO partners ${sql.insert({
-        id: partner.id,
-        name: partner.name,
-        kybStatus: partner.kybStatus,
-        kybReason: partner.kybReason,
-        isDemo: partner.isDemo,
-        createdAt: partner.createdAt,
-        updatedAt: partner.updatedAt
-      })}`,
-    insertKey: (key: { id: string; partnerId: string; keyHash: Buffer; keyPrefix: string; createdAt: Date }) =>
-      sql`INSERT INTO api_keys ${sql.insert(key)}`,
-    findByKeyHash: (keyHash: Buffer) =>
-      sql<PartnerRow & { keyHash: Buffer }>`
+  const insert = SqlSchema.void({
+    Request: PartnerRow,
+    execute: (partner) => sql`INSERT INTO partners ${sql.insert({ ...partner })}`
+  })
+  const insertKey = SqlSchema.void({
+    Request: ApiKeyRow,
+    execute: (key) => sql`INSERT INTO api_keys ${sql.insert({ ...key, keyHash: Buffer.from(key.keyHash) })}`
+  })
+  const findByKeyHash = SqlSchema.findOne({
+    Request: Schema.Uint8ArrayFromSelf,
+    Result: PartnerWithKeyRow,
+    execute: (keyHash) =>
+      sql`
         SELECT ${sql.unsafe(columns)}, k.key_hash FROM api_keys k JOIN partners p ON p.id = k.partner_id
-        WHERE k.key_hash = ${keyHash} AND k.revoked_at IS NULL`.pipe(Effect.map((rows) => rows[0])),
-    findDemo: sql<PartnerRow>`SELECT ${sql.unsafe(columns)} FROM partners p WHERE p.is_demo`.pipe(
-      Effect.map((rows) => rows[0])
-    ),
-    updateKyb: (id: string, status: Partner["kybStatus"], reason: string | null, at: Date) =>
-      sql<PartnerRow>`
+        WHERE k.key_hash = ${Buffer.from(keyHash)} AND k.revoked_at IS NULL`
+  })
+  const findDemo = SqlSchema.findOne({
+    Request: Schema.Void,
+    Result: PartnerRow,
+    execute: () => sql`SELECT ${sql.unsafe(columns)} FROM partners p WHERE p.is_demo`
+  })
+  const updateKyb = SqlSchema.single({
+    Request: Schema.Struct({
+      id: Schema.String,
+      status: PartnerRow.fields.kybStatus,
+      reason: Schema.NullOr(Schema.String),
+      at: Schema.DateFromSelf
+    }),
+    Result: PartnerRow,
+    execute: ({ at, id, reason, status }) =>
+      sql`
         UPDATE partners p SET kyb_status = ${status}, kyb_reason = ${reason}, updated_at = ${at}
-        WHERE p.id = ${id} RETURNING ${sql.unsafe(columns)}`.pipe(Effect.map((rows) => rows[0]!))
+        WHERE p.id = ${id} RETURNING ${sql.unsafe(columns)}`
+  })
+  return {
+    insert: (partner: PartnerRow) => orDieOnRow(insert(partner)),
+    insertKey: (key: ApiKeyRow) => orDieOnRow(insertKey(key)),
+    findByKeyHash: (keyHash: Uint8Array) => orDieOnRow(findByKeyHash(keyHash)),
+    findDemo: orDieOnRow(findDemo(undefined)),
+    updateKyb: (id: string, status: PartnerRow["kybStatus"], reason: string | null, at: Date) =>
+      orDieOnRow(updateKyb({ id, status, reason, at }))
   }
 })
+
+export type PartnersRepo = Effect.Effect.Success<typeof make>

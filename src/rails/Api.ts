@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import { BadRequest } from "../http/ApiError.js"
 import { SandboxAuth } from "../http/Auth.js"
 import { Envelope } from "../http/Envelope.js"
-import { delaySecondsMax, RailMode, RailName, RailOutcome } from "./RailPolicies.js"
+import { delaySecondsMax, RailMode, RailName, RailOutcome } from "./RailPolicy.js"
 
 export const RailPath = Schema.Struct({
   rail: RailName.annotations({ message: () => "must be one of bank, chain, payout, identity" })

@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import { BadRequest, InvalidCursor } from "../http/ApiError.js"
 import { SandboxAuth } from "../http/Auth.js"
 import { Envelope, PageEnvelope } from "../http/Envelope.js"
-import { PageParams } from "../http/Pagination.js"
+import { PageParams } from "../http/PageParams.js"
 
 export const KybStatus = Schema.Literal("PENDING", "APPROVED", "REJECTED")
 

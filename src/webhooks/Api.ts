@@ -1,9 +1,9 @@
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
-import { BadRequest, envelopeFields, InvalidCursor, status } from "../http/ApiError.js"
+import { ApiError, BadRequest, InvalidCursor } from "../http/ApiError.js"
 import { PartnerAuth } from "../http/Auth.js"
 import { Envelope, PageEnvelope } from "../http/Envelope.js"
-import { PageParams } from "../http/Pagination.js"
+import { PageParams } from "../http/PageParams.js"
 
 /** `{ url, hasSecret, updatedAt }` (SPEC.md "Webhook configuration"); before a URL is set: null, false, null. */
 export const WebhookConfig = Schema.Struct({
@@ -68,17 +68,9 @@ export const DeliveryFilter = Schema.Struct({
 /** Any string: a malformed id answers the same 404 as an unknown or foreign one. */
 export const DeliveryIdPath = Schema.Struct({ id: Schema.String })
 
-export class WebhookUrlNotSet extends Schema.TaggedError<WebhookUrlNotSet>()(
-  "WebhookUrlNotSet",
-  { ...envelopeFields("WebhookUrlNotSet", 400, "WEBHOOK_URL_NOT_SET") },
-  status(400)
-) {}
+export class WebhookUrlNotSet extends ApiError("WebhookUrlNotSet", 400, "WEBHOOK_URL_NOT_SET") {}
 
-export class WebhookDeliveryNotFound extends Schema.TaggedError<WebhookDeliveryNotFound>()(
-  "WebhookDeliveryNotFound",
-  { ...envelopeFields("WebhookDeliveryNotFound", 404, "WEBHOOK_DELIVERY_NOT_FOUND") },
-  status(404)
-) {
+export class WebhookDeliveryNotFound extends ApiError("WebhookDeliveryNotFound", 404, "WEBHOOK_DELIVERY_NOT_FOUND") {
   static readonly standard = () =>
     new WebhookDeliveryNotFound({ message: "No webhook delivery with this id exists for this partner" })
 }

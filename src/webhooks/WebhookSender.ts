@@ -1,7 +1,7 @@
 import { HttpClientRequest } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
-import { Context, Deferred, Duration, Effect, Layer, Ref, Stream } from "effect"
+import { Context, Deferred, Duration, Effect, Layer, Option, Ref, Stream } from "effect"
 import * as NodeDns from "node:dns"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { AppConfig } from "../config/AppConfig.js"
@@ -24,8 +24,8 @@ const answerBodyBytesMax = 64 * 1024
 export const leaseSecondsFor = (timeoutMs: number) => Math.ceil(timeoutMs / 1000) + 60
 
 export interface AttemptOutcome extends TestResult {
-  /** The delivery after the attempt was recorded; undefined when the lease was lost meanwhile (replayed). */
-  readonly delivery: WebhooksRepo.DeliveryRow | undefined
+  /** The delivery after the attempt was recorded; none when the lease was lost meanwhile (replayed). */
+  readonly delivery: Option.Option<WebhooksRepo.DeliveryRow>
 }
 
 /**
@@ -138,7 +138,7 @@ export const layer = Layer.scoped(
           error,
           deliveredAt: delivered ? yield* clock.now : null
         }).pipe(Effect.orDie)
-        if (delivery === undefined) {
+        if (Option.isNone(delivery)) {
           yield* Effect.logWarning("webhook attempt finished after its lease was taken over; result not recorded").pipe(
             Effect.annotateLogs({ eventId: claimed.eventId })
           )

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { Keys } from "../crypto/Keys.js"
@@ -76,7 +76,7 @@ export const layer = Layer.effect(
         const leaseToken = yield* ids.uuid
         const claimed = yield* transaction(Effect.gen(function*() {
           const current = yield* repo.lockConfig(partnerId)
-          const target = url ?? current?.url
+          const target = url ?? Option.getOrUndefined(current)?.url
           if (target === undefined) return yield* new WebhookUrlNotSet({ message: "No webhook URL is set: PUT /webhook with a url first" })
           yield* repo.upsertConfig({
             partnerId,
@@ -86,8 +86,8 @@ export const layer = Layer.effect(
           })
           const event = yield* outbox.record({ partnerId, type: "webhook.test", data: { partnerId } })
           const leased = yield* repo.leaseOne(event.envelope.id, leaseToken, sender.leaseSeconds)
-          if (leased === undefined) return yield* Effect.dieMessage("webhook.test delivery was not queued")
-          return leased
+          if (Option.isNone(leased)) return yield* Effect.dieMessage("webhook.test delivery was not queued")
+          return leased.value
         })).pipe(
           Effect.catchTag("SqlError", Effect.die),
           Effect.provideService(SqlClient.SqlClient, sql),
@@ -103,11 +103,10 @@ export const layer = Layer.effect(
 
     const get = (partnerId: string) =>
       repo.findConfig(partnerId).pipe(
-        Effect.map((row): WebhookConfig =>
-          row === undefined
-            ? { url: null, hasSecret: false, updatedAt: null }
-            : { url: row.url, hasSecret: true, updatedAt: row.updatedAt }
-        ),
+        Effect.map(Option.match({
+          onNone: (): WebhookConfig => ({ url: null, hasSecret: false, updatedAt: null }),
+          onSome: (row): WebhookConfig => ({ url: row.url, hasSecret: true, updatedAt: row.updatedAt })
+        })),
         Effect.orDie
       )
 
@@ -125,7 +124,7 @@ export const layer = Layer.effect(
         `webhook-deliveries:${query.status ?? "all"}`,
         query,
         ({ beforeSeq, limit }) => repo.page(partnerId, query.status, beforeSeq, limit),
-        (row) => row.seq
+        (row) => String(row.seq)
       ).pipe(
         Effect.map((page) => ({ items: page.items.map(toDelivery), nextCursor: page.nextCursor })),
         Effect.provideService(Cursors, cursors),
@@ -135,8 +134,9 @@ export const layer = Layer.effect(
     const delivery = (partnerId: string, id: string) =>
       Effect.gen(function*() {
         if (!isUuid(id)) return yield* WebhookDeliveryNotFound.standard()
-        const row = yield* repo.findOwned(partnerId, id.toLowerCase()).pipe(Effect.orDie)
-        if (row === undefined) return yield* WebhookDeliveryNotFound.standard()
+        const found = yield* repo.findOwned(partnerId, id.toLowerCase()).pipe(Effect.orDie)
+        if (Option.isNone(found)) return yield* WebhookDeliveryNotFound.standard()
+        const row = found.value
         return {
           ...toDelivery(row),
           payload: { id: row.eventId, type: row.type, createdAt: row.eventCreatedAt.toISOString(), data: row.data }
@@ -147,9 +147,9 @@ export const layer = Layer.effect(
       Effect.gen(function*() {
         if (!isUuid(id)) return yield* WebhookDeliveryNotFound.standard()
         const row = yield* repo.replay(partnerId, id.toLowerCase(), yield* clock.now).pipe(Effect.orDie)
-        if (row === undefined) return yield* WebhookDeliveryNotFound.standard()
+        if (Option.isNone(row)) return yield* WebhookDeliveryNotFound.standard()
         yield* sender.wake
-        return toDelivery(row)
+        return toDelivery(row.value)
       })
 
     return Webhooks.of({ get, setUrl, rotateSecret, deliveries, delivery, replay })

@@ -1,59 +1,78 @@
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
-import type { DeliveryStatus } from "./Api.js"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Cause, Effect, ParseResult, Schema } from "effect"
+import { DeliveryStatus } from "./Api.js"
 
-export interface ConfigRow {
-  readonly partnerId: string
-  readonly url: string
-  readonly secretCiphertext: Uint8Array
-  readonly updatedAt: Date
-}
+export const ConfigRow = Schema.Struct({
+  partnerId: Schema.String,
+  url: Schema.String,
+  secretCiphertext: Schema.Uint8ArrayFromSelf,
+  updatedAt: Schema.DateFromSelf
+})
+export type ConfigRow = typeof ConfigRow.Type
 
-export interface DeliveryRow {
-  readonly eventId: string
-  readonly seq: string
-  readonly partnerId: string
-  readonly type: string
-  readonly status: DeliveryStatus
-  readonly attempts: number
-  readonly nextAttemptAt: Date | null
-  readonly lastAttemptAt: Date | null
-  readonly lastResponseStatus: number | null
-  readonly lastError: string | null
-  readonly createdAt: Date
-  readonly deliveredAt: Date | null
-}
+export const DeliveryRow = Schema.Struct({
+  eventId: Schema.String,
+  seq: Schema.BigInt,
+  partnerId: Schema.String,
+  type: Schema.String,
+  status: DeliveryStatus,
+  attempts: Schema.Int,
+  nextAttemptAt: Schema.NullOr(Schema.DateFromSelf),
+  lastAttemptAt: Schema.NullOr(Schema.DateFromSelf),
+  lastResponseStatus: Schema.NullOr(Schema.Int),
+  lastError: Schema.NullOr(Schema.String),
+  createdAt: Schema.DateFromSelf,
+  deliveredAt: Schema.NullOr(Schema.DateFromSelf)
+})
+export type DeliveryRow = typeof DeliveryRow.Type
 
-export interface DeliveryDetailRow extends DeliveryRow {
-  readonly data: Record<string, unknown>
-  readonly eventCreatedAt: Date
-}
+const EventData = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
+export const DeliveryDetailRow = Schema.Struct({
+  ...DeliveryRow.fields,
+  data: EventData,
+  eventCreatedAt: Schema.DateFromSelf
+})
+export type DeliveryDetailRow = typeof DeliveryDetailRow.Type
 
 /** A delivery leased to one attempt: everything needed to send it without another query. */
-export interface ClaimedDelivery {
-  readonly eventId: string
-  readonly partnerId: string
-  readonly type: string
-  readonly data: Record<string, unknown>
-  readonly eventCreatedAt: Date
+export const ClaimedDelivery = Schema.Struct({
+  eventId: Schema.String,
+  partnerId: Schema.String,
+  type: Schema.String,
+  data: EventData,
+  eventCreatedAt: Schema.DateFromSelf,
   /** Attempts made before this one, and the count at the last replay (the schedule restarts there). */
-  readonly attempts: number
-  readonly scheduleBase: number
-  readonly url: string
-  readonly secretCiphertext: Uint8Array
-  readonly leaseToken: string
-}
+  attempts: Schema.Int,
+  scheduleBase: Schema.Int,
+  url: Schema.String,
+  secretCiphertext: Schema.Uint8ArrayFromSelf,
+  leaseToken: Schema.String
+})
+export type ClaimedDelivery = typeof ClaimedDelivery.Type
 
-export interface AttemptRecord {
-  readonly eventId: string
-  readonly leaseToken: string
-  readonly status: DeliveryStatus
-  readonly attemptedAt: Date
-  readonly nextAttemptAt: Date | null
-  readonly responseStatus: number | null
-  readonly error: string | null
-  readonly deliveredAt: Date | null
-}
+export const AttemptRecord = Schema.Struct({
+  eventId: Schema.String,
+  leaseToken: Schema.String,
+  status: DeliveryStatus,
+  attemptedAt: Schema.DateFromSelf,
+  nextAttemptAt: Schema.NullOr(Schema.DateFromSelf),
+  responseStatus: Schema.NullOr(Schema.Int),
+  error: Schema.NullOr(Schema.String),
+  deliveredAt: Schema.NullOr(Schema.DateFromSelf)
+})
+export type AttemptRecord = typeof AttemptRecord.Type
+
+/** A row that does not decode (or a RETURNING without its row) is a broken invariant: a defect, not a typed error. */
+const orDieOnRow = <A, E, R>(
+  effect: Effect.Effect<A, E | ParseResult.ParseError | Cause.NoSuchElementException, R>
+): Effect.Effect<A, Exclude<E, ParseResult.ParseError | Cause.NoSuchElementException>, R> =>
+  Effect.catchIf(
+    effect,
+    (error): error is ParseResult.ParseError | Cause.NoSuchElementException =>
+      ParseResult.isParseError(error) || Cause.isNoSuchElementException(error),
+    Effect.die
+  )
 
 const deliveryColumns = `event_id, seq, partner_id, type, status, attempts, next_attempt_at, last_attempt_at,
   last_response_status, last_error, created_at, delivered_at`
@@ -62,49 +81,51 @@ export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const claimedColumns = sql.unsafe(`d.event_id, d.partner_id, d.type, e.data, e.created_at AS event_created_at,
     d.attempts, d.schedule_base, c.url, c.secret_ciphertext, d.lease_token`)
-  return {
-    findConfig: (partnerId: string) =>
-      sql<ConfigRow>`SELECT * FROM webhook_configs WHERE partner_id = ${partnerId}`.pipe(Effect.map((rows) => rows[0])),
 
-    upsertConfig: (row: ConfigRow) =>
+  const findConfig = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: ConfigRow,
+    execute: (partnerId) => sql`SELECT partner_id, url, secret_ciphertext, updated_at FROM webhook_configs WHERE partner_id = ${partnerId}`
+  })
+  const lockConfig = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: ConfigRow,
+    execute: (partnerId) =>
+      sql`SELECT partner_id, url, secret_ciphertext, updated_at FROM webhook_configs WHERE partner_id = ${partnerId} FOR UPDATE`
+  })
+  const upsertConfig = SqlSchema.void({
+    Request: ConfigRow,
+    execute: (row) =>
       sql`
         INSERT INTO webhook_configs (partner_id, url, secret_ciphertext, updated_at)
         VALUES (${row.partnerId}, ${row.url}, ${Buffer.from(row.secretCiphertext)}, ${row.updatedAt})
         ON CONFLICT (partner_id) DO UPDATE
-        SET url = excluded.url, secret_ciphertext = excluded.secret_ciphertext, updated_at = excluded.updated_at`,
-
-    /** Locks the partner's configuration row: PUT and rotate of one partner run one at a time. */
-    lockConfig: (partnerId: string) =>
-      sql<ConfigRow>`SELECT * FROM webhook_configs WHERE partner_id = ${partnerId} FOR UPDATE`.pipe(
-        Effect.map((rows) => rows[0])
-      ),
-
-    /** Leases one delivery (the synchronous `webhook.test`, inside the transaction that created it). */
-    leaseOne: (eventId: string, leaseToken: string, leaseSeconds: number) =>
-      sql<ClaimedDelivery>`
+        SET url = excluded.url, secret_ciphertext = excluded.secret_ciphertext, updated_at = excluded.updated_at`
+  })
+  const leaseOne = SqlSchema.findOne({
+    Request: Schema.Struct({ eventId: Schema.String, leaseToken: Schema.String, leaseSeconds: Schema.Number }),
+    Result: ClaimedDelivery,
+    execute: ({ eventId, leaseSeconds, leaseToken }) =>
+      sql`
         UPDATE webhook_deliveries d
         SET lease_until = now() + make_interval(secs => ${leaseSeconds}), lease_token = ${leaseToken}
         FROM events e, webhook_configs c
         WHERE d.event_id = ${eventId} AND e.id = d.event_id AND c.partner_id = d.partner_id
-        RETURNING ${claimedColumns}`.pipe(Effect.map((rows) => rows[0])),
-
-    /**
-     * Claims due deliveries, oldest due first: at most `limit`, at most `perPartnerMax` of one partner, none of the
-     * `excludedPartners` (those already at their limit in this process). Only the first `scanMax` due rows are
-     * looked at, through the due index, so a claim costs the same however long the backlog; a partner whose
-     * backlog fills that window is excluded once its slots are full, which lets the next claim reach the others.
-     * Rows locked by another claimer are skipped, and a claimed row is leased (in database time, which measures
-     * real elapsed time) until its attempt has surely ended.
-     */
-    claimDue: (args: {
-      readonly now: Date
-      readonly limit: number
-      readonly perPartnerMax: number
-      readonly excludedPartners: ReadonlyArray<string>
-      readonly leaseToken: string
-      readonly leaseSeconds: number
-    }) =>
-      sql<ClaimedDelivery>`
+        RETURNING ${claimedColumns}`
+  })
+  const ClaimRequest = Schema.Struct({
+    now: Schema.DateFromSelf,
+    limit: Schema.Int,
+    perPartnerMax: Schema.Int,
+    excludedPartners: Schema.Array(Schema.String),
+    leaseToken: Schema.String,
+    leaseSeconds: Schema.Number
+  })
+  const claimDue = SqlSchema.findAll({
+    Request: ClaimRequest,
+    Result: ClaimedDelivery,
+    execute: (args) =>
+      sql`
         WITH candidates AS (
           SELECT event_id, partner_id, next_attempt_at, seq FROM webhook_deliveries
           WHERE status = 'PENDING' AND next_attempt_at <= ${args.now}
@@ -129,7 +150,100 @@ export const make = Effect.gen(function*() {
         SET lease_until = now() + make_interval(secs => ${args.leaseSeconds}), lease_token = ${args.leaseToken}
         FROM locked, events e, webhook_configs c
         WHERE d.event_id = locked.event_id AND e.id = d.event_id AND c.partner_id = d.partner_id
-        RETURNING ${claimedColumns}`,
+        RETURNING ${claimedColumns}`
+  })
+  const recordAttempt = SqlSchema.findOne({
+    Request: AttemptRecord,
+    Result: DeliveryRow,
+    execute: (record) =>
+      sql`
+        UPDATE webhook_deliveries
+        SET status = ${record.status}, attempts = attempts + 1, last_attempt_at = ${record.attemptedAt},
+            next_attempt_at = ${record.nextAttemptAt}, last_response_status = ${record.responseStatus},
+            last_error = ${record.error}, delivered_at = ${record.deliveredAt},
+            lease_until = NULL, lease_token = NULL
+        WHERE event_id = ${record.eventId} AND lease_token = ${record.leaseToken}
+        RETURNING ${sql.unsafe(deliveryColumns)}`
+  })
+  const nextDueAt = SqlSchema.single({
+    Request: Schema.Void,
+    Result: Schema.Struct({ nextAt: Schema.NullOr(Schema.DateFromSelf) }),
+    execute: () =>
+      sql`
+        SELECT min(next_attempt_at) AS next_at FROM webhook_deliveries
+        WHERE status = 'PENDING' AND (lease_until IS NULL OR lease_until <= now())`
+  })
+  const page = SqlSchema.findAll({
+    Request: Schema.Struct({
+      partnerId: Schema.String,
+      status: Schema.UndefinedOr(DeliveryStatus),
+      beforeSeq: Schema.UndefinedOr(Schema.String),
+      limit: Schema.Int
+    }),
+    Result: DeliveryRow,
+    execute: ({ beforeSeq, limit, partnerId, status }) =>
+      sql`
+        SELECT ${sql.unsafe(deliveryColumns)} FROM webhook_deliveries
+        WHERE partner_id = ${partnerId}
+          ${status === undefined ? sql`` : sql`AND status = ${status}`}
+          ${beforeSeq === undefined ? sql`` : sql`AND seq < ${beforeSeq}`}
+        ORDER BY seq DESC LIMIT ${limit}`
+  })
+  const Owned = Schema.Struct({ partnerId: Schema.String, eventId: Schema.String })
+  const findOwned = SqlSchema.findOne({
+    Request: Owned,
+    Result: DeliveryDetailRow,
+    execute: ({ eventId, partnerId }) =>
+      sql`
+        SELECT ${sql.unsafe(deliveryColumns.split(",").map((c) => `d.${c.trim()}`).join(", "))},
+               e.data, e.created_at AS event_created_at
+        FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+        WHERE d.event_id = ${eventId} AND d.partner_id = ${partnerId}`
+  })
+  const replay = SqlSchema.findOne({
+    Request: Schema.Struct({ ...Owned.fields, now: Schema.DateFromSelf }),
+    Result: DeliveryRow,
+    execute: ({ eventId, now, partnerId }) =>
+      sql`
+        UPDATE webhook_deliveries
+        SET status = 'PENDING', next_attempt_at = ${now}, schedule_base = attempts, delivered_at = NULL,
+            lease_until = NULL, lease_token = NULL
+        WHERE event_id = ${eventId} AND partner_id = ${partnerId}
+        RETURNING ${sql.unsafe(deliveryColumns)}`
+  })
+
+  return {
+    /**
+     * Queues the delivery of a just-recorded event, in the outbox's transaction, when the partner has a URL;
+     * true when one was queued.
+     */
+    queueDelivery: (event: { readonly eventId: string; readonly partnerId: string; readonly type: string; readonly at: Date }) =>
+      sql`
+        INSERT INTO webhook_deliveries (event_id, partner_id, type, status, next_attempt_at, created_at)
+        SELECT ${event.eventId}, partner_id, ${event.type}, 'PENDING', ${event.at}, ${event.at}
+        FROM webhook_configs WHERE partner_id = ${event.partnerId}
+        RETURNING event_id`.pipe(Effect.map((rows) => rows.length > 0)),
+
+    findConfig: (partnerId: string) => orDieOnRow(findConfig(partnerId)),
+
+    upsertConfig: (row: ConfigRow) => orDieOnRow(upsertConfig(row)),
+
+    /** Locks the partner's configuration row: PUT and rotate of one partner run one at a time. */
+    lockConfig: (partnerId: string) => orDieOnRow(lockConfig(partnerId)),
+
+    /** Leases one delivery (the synchronous `webhook.test`, inside the transaction that created it). */
+    leaseOne: (eventId: string, leaseToken: string, leaseSeconds: number) =>
+      orDieOnRow(leaseOne({ eventId, leaseToken, leaseSeconds })),
+
+    /**
+     * Claims due deliveries, oldest due first: at most `limit`, at most `perPartnerMax` of one partner, none of the
+     * `excludedPartners` (those already at their limit in this process). Only the first `scanMax` due rows are
+     * looked at, through the due index, so a claim costs the same however long the backlog; a partner whose
+     * backlog fills that window is excluded once its slots are full, which lets the next claim reach the others.
+     * Rows locked by another claimer are skipped, and a claimed row is leased (in database time, which measures
+     * real elapsed time) until its attempt has surely ended.
+     */
+    claimDue: (args: typeof ClaimRequest.Type) => orDieOnRow(claimDue(args)),
 
     /** Gives claimed deliveries back untouched (more than a partner's free slots were claimed). */
     release: (eventIds: ReadonlyArray<string>, leaseToken: string) =>
@@ -138,46 +252,18 @@ export const make = Effect.gen(function*() {
         WHERE event_id IN ${sql.in(eventIds)} AND lease_token = ${leaseToken}`.pipe(Effect.asVoid),
 
     /** Records an attempt, only while the lease is still this claimer's (a replay or a re-claim voids it). */
-    recordAttempt: (record: AttemptRecord) =>
-      sql<DeliveryRow>`
-        UPDATE webhook_deliveries
-        SET status = ${record.status}, attempts = attempts + 1, last_attempt_at = ${record.attemptedAt},
-            next_attempt_at = ${record.nextAttemptAt}, last_response_status = ${record.responseStatus},
-            last_error = ${record.error}, delivered_at = ${record.deliveredAt},
-            lease_until = NULL, lease_token = NULL
-        WHERE event_id = ${record.eventId} AND lease_token = ${record.leaseToken}
-        RETURNING ${sql.unsafe(deliveryColumns)}`.pipe(Effect.map((rows) => rows[0])),
+    recordAttempt: (record: AttemptRecord) => orDieOnRow(recordAttempt(record)),
 
     /** The earliest due time of a pending delivery not in flight (rows of a crashed process come back via the poll). */
-    nextDueAt: sql<{ nextAt: Date | null }>`
-      SELECT min(next_attempt_at) AS next_at FROM webhook_deliveries
-      WHERE status = 'PENDING' AND (lease_until IS NULL OR lease_until <= now())`.pipe(
-      Effect.map((rows) => rows[0]?.nextAt ?? null)
-    ),
+    nextDueAt: orDieOnRow(nextDueAt(undefined)).pipe(Effect.map((row) => row.nextAt)),
 
     page: (partnerId: string, status: DeliveryStatus | undefined, beforeSeq: string | undefined, limit: number) =>
-      sql<DeliveryRow>`
-        SELECT ${sql.unsafe(deliveryColumns)} FROM webhook_deliveries
-        WHERE partner_id = ${partnerId}
-          ${status === undefined ? sql`` : sql`AND status = ${status}`}
-          ${beforeSeq === undefined ? sql`` : sql`AND seq < ${beforeSeq}`}
-        ORDER BY seq DESC LIMIT ${limit}`,
+      orDieOnRow(page({ partnerId, status, beforeSeq, limit })),
 
-    findOwned: (partnerId: string, eventId: string) =>
-      sql<DeliveryDetailRow>`
-        SELECT ${sql.unsafe(deliveryColumns.split(",").map((c) => `d.${c.trim()}`).join(", "))},
-               e.data, e.created_at AS event_created_at
-        FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
-        WHERE d.event_id = ${eventId} AND d.partner_id = ${partnerId}`.pipe(Effect.map((rows) => rows[0])),
+    findOwned: (partnerId: string, eventId: string) => orDieOnRow(findOwned({ partnerId, eventId })),
 
     /** Back to PENDING, due now, with a fresh schedule; an attempt in flight loses its lease (its result is dropped). */
-    replay: (partnerId: string, eventId: string, now: Date) =>
-      sql<DeliveryRow>`
-        UPDATE webhook_deliveries
-        SET status = 'PENDING', next_attempt_at = ${now}, schedule_base = attempts, delivered_at = NULL,
-            lease_until = NULL, lease_token = NULL
-        WHERE event_id = ${eventId} AND partner_id = ${partnerId}
-        RETURNING ${sql.unsafe(deliveryColumns)}`.pipe(Effect.map((rows) => rows[0]))
+    replay: (partnerId: string, eventId: string, now: Date) => orDieOnRow(replay({ partnerId, eventId, now }))
   }
 })
 

@@ -1,12 +1,12 @@
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
 import { CustomerIdPath } from "../customers/Api.js"
-import { BadRequest, CustomerForbidden, envelopeFields, InvalidCursor, NotFound, status, detailsField } from "../http/ApiError.js"
+import { ApiError, BadRequest, CustomerForbidden, InvalidCursor, NotFound } from "../http/ApiError.js"
 import { PartnerAuth, SandboxAuth } from "../http/Auth.js"
 import { Envelope, PageEnvelope } from "../http/Envelope.js"
-import { PageParams } from "../http/Pagination.js"
+import { PageParams } from "../http/PageParams.js"
 import { CustomerBusy, InsufficientBalance, ReferenceInUse } from "../ledger/Errors.js"
-import { Reference } from "../ledger/Idempotency.js"
+import { Reference } from "../ledger/Reference.js"
 import { AmountNumber } from "../money/Money.js"
 
 /** PROCESSING until the bank answers; COMPLETED, FAILED and REVERSED are our literal values (SPEC.md leaves them open). */
@@ -70,26 +70,11 @@ export const FailBody = Schema.Struct({
   )
 })
 
-export class WithdrawalBelowMinimum extends Schema.TaggedError<WithdrawalBelowMinimum>()(
-  "WithdrawalBelowMinimum",
-  {
-    ...envelopeFields("WithdrawalBelowMinimum", 400, "WITHDRAWAL_BELOW_MINIMUM"),
-    ...detailsField({ minimumAmount: Schema.Number, currency: Schema.String })
-  },
-  status(400)
-) {}
+export class WithdrawalBelowMinimum extends ApiError("WithdrawalBelowMinimum", 400, "WITHDRAWAL_BELOW_MINIMUM", { minimumAmount: Schema.Number, currency: Schema.String }) {}
 
-export class NoDefaultBankAccount extends Schema.TaggedError<NoDefaultBankAccount>()(
-  "NoDefaultBankAccount",
-  { ...envelopeFields("NoDefaultBankAccount", 400, "NO_DEFAULT_BANK_ACCOUNT") },
-  status(400)
-) {}
+export class NoDefaultBankAccount extends ApiError("NoDefaultBankAccount", 400, "NO_DEFAULT_BANK_ACCOUNT") {}
 
-export class WithdrawalStateConflict extends Schema.TaggedError<WithdrawalStateConflict>()(
-  "WithdrawalStateConflict",
-  { ...envelopeFields("WithdrawalStateConflict", 400, "WITHDRAWAL_STATE_CONFLICT") },
-  status(400)
-) {}
+export class WithdrawalStateConflict extends ApiError("WithdrawalStateConflict", 400, "WITHDRAWAL_STATE_CONFLICT") {}
 
 const withdrawEndpoint = <const Name extends string>(name: Name, path: "/customers/:customerId/withdraw" | "/customers/:customerId/wallet/withdraw") =>
   HttpApiEndpoint.post(name, path)

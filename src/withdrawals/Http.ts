@@ -3,33 +3,24 @@ import { Effect } from "effect"
 import { Api } from "../Api.js"
 import { Customers } from "../customers/Customers.js"
 import { CurrentPartner } from "../http/Auth.js"
-import { operatorReversalReason, Withdrawals } from "./Withdrawals.js"
+import type { WithdrawBody } from "./Api.js"
+import { Withdrawals } from "./Withdrawals.js"
 
 export const WithdrawalsHttp = HttpApiBuilder.group(Api, "withdrawals", (handlers) =>
   Effect.gen(function*() {
     const customers = yield* Customers
     const withdrawals = yield* Withdrawals
     const owned = (customerId: string) => Effect.flatMap(CurrentPartner, (partner) => customers.getOwned(partner.id, customerId))
+    // A command checks ownership once, in the customer's actor.
+    const withdraw = ({ path, payload }: { readonly path: { readonly customerId: string }; readonly payload: WithdrawBody }) =>
+      Effect.flatMap(CurrentPartner, (partner) => withdrawals.withdraw(partner.id, path.customerId, payload))
     return handlers
       .handle("quote", ({ path, urlParams }) =>
         Effect.flatMap(owned(path.customerId), (customer) => withdrawals.quote(customer, urlParams.amount)))
-      .handle("withdraw", ({ path, payload }) =>
-        Effect.flatMap(owned(path.customerId), (customer) => withdrawals.withdraw(customer.partnerId, customer.id, payload)))
-      .handle("withdrawWallet", ({ path, payload }) =>
-        Effect.flatMap(owned(path.customerId), (customer) => withdrawals.withdraw(customer.partnerId, customer.id, payload)))
+      .handle("withdraw", withdraw)
+      .handle("withdrawWallet", withdraw)
       .handle("list", ({ path, urlParams }) =>
         Effect.flatMap(owned(path.customerId), (customer) => withdrawals.list(customer, urlParams)))
       .handle("get", ({ path }) =>
         Effect.flatMap(owned(path.customerId), (customer) => withdrawals.get(customer, path.withdrawalId)))
-  }))
-
-export const SandboxWithdrawalsHttp = HttpApiBuilder.group(Api, "sandboxWithdrawals", (handlers) =>
-  Effect.gen(function*() {
-    const withdrawals = yield* Withdrawals
-    const control = (withdrawalId: string, move: Parameters<typeof withdrawals.control>[2]) =>
-      Effect.flatMap(CurrentPartner, (partner) => withdrawals.control(partner.id, withdrawalId, move))
-    return handlers
-      .handle("complete", ({ path }) => control(path.withdrawalId, { _tag: "complete" }))
-      .handle("fail", ({ path, payload }) => control(path.withdrawalId, { _tag: "fail", reason: payload.reason }))
-      .handle("reverse", ({ path }) => control(path.withdrawalId, { _tag: "reverse", reason: operatorReversalReason }))
   }))

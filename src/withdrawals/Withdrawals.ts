@@ -1,6 +1,4 @@
-import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer, Schema } from "effect"
-import { bankReturnReason, planPayout } from "../../simulators/bank/Payouts.js"
+import { Context, Effect, Layer } from "effect"
 import { BankAccounts, last4, layer as BankAccountsLayer } from "../bankaccounts/BankAccounts.js"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { AppConfig } from "../config/AppConfig.js"
@@ -9,13 +7,12 @@ import { Outbox } from "../events/Events.js"
 import { BadRequest, type CustomerForbidden, type InvalidCursor, NotFound } from "../http/ApiError.js"
 import type { Page } from "../http/Envelope.js"
 import { Cursors, paginate, type PageRequest } from "../http/Pagination.js"
-import { Jobs } from "../jobs/Jobs.js"
 import { CustomerActors } from "../ledger/CustomerActors.js"
 import type { CustomerBusy, InsufficientBalance, ReferenceInUse } from "../ledger/Errors.js"
 import { Idempotency } from "../ledger/Idempotency.js"
 import * as Ledger from "../ledger/Ledger.js"
 import { describeAmountProblem, parseAmount, toDecimalString, toNumber } from "../money/Money.js"
-import { RailPolicies } from "../rails/RailPolicies.js"
+import { Bank, type PayoutOutcome } from "../rails/Bank.js"
 import type { FiatCurrency } from "../reference/Countries.js"
 import {
   NoDefaultBankAccount,
@@ -31,28 +28,15 @@ import { isUuid } from "../ids/Ids.js"
 
 /**
  * Withdrawals to the customer's default bank account. Submitting reserves the requested amount (available -> held)
- * and hands the payout to the simulated bank rail; the bank's outcome ends the reservation exactly once:
- * completed posts it (amount to bank_settlement, fee to fee_revenue), failed voids it (the whole total back).
- * An operator may reverse a completed payout (the amount comes back as a new transaction; the fee is kept) or a
- * processing one (the reservation is voided: the whole total comes back, as nothing was paid out).
+ * and hands the payout to the bank rail (`Bank.submitPayout`); the bank's outcome comes back through `settle`, the
+ * one entry point for it (a simulator job, a sandbox control or a live adapter's callback), and ends the
+ * reservation exactly once: completed posts it (amount to bank_settlement, fee to fee_revenue), failed voids it
+ * (the whole total back). A returned payout (the beneficiary bank sends it back, or an operator reverses it) gives
+ * the amount back as a new transaction when it had completed (the fee is kept), or voids the reservation when it
+ * was still processing (the whole total comes back, as nothing was paid out).
  */
 export const idempotencyEndpoint = "withdraw"
-export const payoutJobKind = "withdrawal.payout"
 export const operatorReversalReason = "Reversed by an operator"
-
-export type Move =
-  | { readonly _tag: "complete" }
-  | { readonly _tag: "fail"; readonly reason: string }
-  | { readonly _tag: "reverse"; readonly reason: string }
-
-const PayoutJob = Schema.Struct({
-  withdrawalId: Schema.String,
-  move: Schema.Literal("complete", "fail", "reverse"),
-  reason: Schema.NullOr(Schema.String),
-  /** After completing, the bank returns the funds this many seconds later (magic "payout reversed" account). */
-  reverseAfterSeconds: Schema.NullOr(Schema.Number)
-})
-type PayoutJob = typeof PayoutJob.Type
 
 
 export const toWithdrawal = (row: WithdrawalsRepo.WithdrawalRow): Withdrawal => {
@@ -80,8 +64,8 @@ export const eventData = (customerId: string, withdrawal: Withdrawal) => ({
   updatedAt: withdrawal.updatedAt.toISOString()
 })
 
-const moveTarget = { complete: "COMPLETED", fail: "FAILED", reverse: "REVERSED" } as const
-const moveEvent = { complete: "withdrawal.completed", fail: "withdrawal.failed", reverse: "withdrawal.reversed" } as const
+const moveTarget = { Completed: "COMPLETED", Failed: "FAILED", Returned: "REVERSED" } as const
+const moveEvent = { Completed: "withdrawal.completed", Failed: "withdrawal.failed", Returned: "withdrawal.reversed" } as const
 
 export class Withdrawals extends Context.Tag("Withdrawals")<Withdrawals, {
   readonly quote: (customer: CustomerRow, amount: number) => Effect.Effect<WithdrawalQuote, BadRequest | WithdrawalBelowMinimum>
@@ -95,14 +79,20 @@ export class Withdrawals extends Context.Tag("Withdrawals")<Withdrawals, {
   >
   readonly list: (customer: CustomerRow, page: PageRequest) => Effect.Effect<Page<Withdrawal>, InvalidCursor>
   readonly get: (customer: CustomerRow, withdrawalId: string) => Effect.Effect<Withdrawal, NotFound>
-  /** The sandbox operator's decision on one of the partner's withdrawals. */
-  readonly control: (partnerId: string, withdrawalId: string, move: Move) => Effect.Effect<Withdrawal, NotFound | WithdrawalStateConflict | CustomerBusy>
+  /**
+   * The bank's outcome of one of the partner's withdrawals: the one entry point for it. Legal moves: PROCESSING ->
+   * COMPLETED | FAILED | REVERSED, COMPLETED -> REVERSED; anything else is WITHDRAWAL_STATE_CONFLICT.
+   */
+  readonly settle: (
+    partnerId: string,
+    withdrawalId: string,
+    outcome: PayoutOutcome
+  ) => Effect.Effect<Withdrawal, NotFound | WithdrawalStateConflict | CustomerBusy>
 }>() {}
 
 export const layer = Layer.effect(
   Withdrawals,
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
     const repo = yield* WithdrawalsRepo.make
     const config = yield* AppConfig
     const clock = yield* ServiceClock
@@ -111,8 +101,7 @@ export const layer = Layer.effect(
     const idempotency = yield* Idempotency
     const actors = yield* CustomerActors
     const accounts = yield* BankAccounts
-    const policies = yield* RailPolicies
-    const jobs = yield* Jobs
+    const bank = yield* Bank
     const cursors = yield* Cursors
     const fees = config.withdrawalFees ?? defaultWithdrawalFees
 
@@ -146,18 +135,6 @@ export const layer = Layer.effect(
         feeBps: Number(schedule.feeBps),
         feeFlat: toNumber(currency, schedule.feeFlat)
       }))
-
-    const scheduleOutcome = (row: WithdrawalsRepo.WithdrawalRow) =>
-      Effect.gen(function*() {
-        const policy = yield* policies.policyFor(row.partnerId, "bank")
-        // Manual mode: the payout waits for POST /sandbox/withdrawals/{id}/complete | fail | reverse.
-        if (policy.mode === "manual") return
-        const plan = planPayout(row.accountNumber, policy.outcome)
-        const payload: PayoutJob = plan._tag === "Fail"
-          ? { withdrawalId: row.id, move: "fail", reason: plan.reason, reverseAfterSeconds: null }
-          : { withdrawalId: row.id, move: "complete", reason: null, reverseAfterSeconds: plan.thenReverse ? policy.delaySeconds : null }
-        yield* jobs.schedule({ kind: payoutJobKind, partnerId: row.partnerId, customerId: row.customerId, delaySeconds: policy.delaySeconds, payload })
-      })
 
     const create = (customer: CustomerRow, reference: string, currency: FiatCurrency, split: FeeSplit) => (id: string) =>
       Effect.gen(function*() {
@@ -206,7 +183,17 @@ export const layer = Layer.effect(
           amount: split.totalDebited
         })
         const row = yield* repo.insert({ ...draft, reservationId: reservation.id })
-        yield* scheduleOutcome(row)
+        yield* bank.submitPayout({
+          partnerId: row.partnerId,
+          customerId: row.customerId,
+          payoutId: row.id,
+          reference,
+          currency,
+          amount: split.amount,
+          bankCode: row.bankCode,
+          accountNumber: row.accountNumber,
+          accountName: row.accountName
+        })
         return toWithdrawal(row)
       })
 
@@ -226,13 +213,10 @@ export const layer = Layer.effect(
           )
         }).pipe(Effect.catchTag("SqlError", Effect.die)))
 
-    /**
-     * Applies a bank or operator outcome to a withdrawal whose customer row is locked. Legal moves:
-     * PROCESSING -> COMPLETED | FAILED | REVERSED, COMPLETED -> REVERSED. Anything else: WITHDRAWAL_STATE_CONFLICT.
-     */
-    const apply = (row: WithdrawalsRepo.WithdrawalRow, move: Move) =>
+    /** Applies the bank's outcome to a withdrawal whose customer row is locked. */
+    const apply = (row: WithdrawalsRepo.WithdrawalRow, move: PayoutOutcome) =>
       Effect.gen(function*() {
-        const legal = row.status === "PROCESSING" || (row.status === "COMPLETED" && move._tag === "reverse")
+        const legal = row.status === "PROCESSING" || (row.status === "COMPLETED" && move._tag === "Returned")
         if (!legal) {
           return yield* new WithdrawalStateConflict({
             message: `A ${row.status} withdrawal cannot be moved to ${moveTarget[move._tag]}`
@@ -241,7 +225,7 @@ export const layer = Layer.effect(
         const currency = row.currency as FiatCurrency
         const amount = BigInt(row.amount)
         const fee = BigInt(row.fee)
-        const updated = yield* repo.setStatus(row.id, moveTarget[move._tag], move._tag === "complete" ? null : move.reason, yield* clock.now)
+        const updated = yield* repo.setStatus(row.id, moveTarget[move._tag], move._tag === "Completed" ? null : move.reason, yield* clock.now)
         const view = toWithdrawal(updated)
         const event = yield* outbox.record({
           partnerId: row.partnerId,
@@ -251,7 +235,7 @@ export const layer = Layer.effect(
         })
         const eventId = event.envelope.id
         const reference = row.reference
-        if (move._tag === "complete") {
+        if (move._tag === "Completed") {
           const destinations: Array<Ledger.Posting> = [{ account: Ledger.house("bank_settlement", currency), amount }]
           if (fee > 0n) destinations.push({ account: Ledger.house("fee_revenue", currency), amount: fee })
           yield* ledger.postReservation({ reservationId: row.reservationId, reason: "withdrawal", eventId, reference, destinations })
@@ -274,41 +258,12 @@ export const layer = Layer.effect(
             ]
           }).pipe(Effect.catchTag("InsufficientBalance", Effect.die))
         }
-        return { row: updated, view }
+        return view
       })
-
-    const lockCustomer = (customerId: string) =>
-      sql`SELECT id FROM customers WHERE id = ${customerId} FOR UPDATE`
-
-    /** The rail's answer, run by the jobs daemon in its own transaction: customer row first, as every command. */
-    yield* jobs.register(payoutJobKind, PayoutJob, (payload) =>
-      Effect.gen(function*() {
-        // Same lock order as a command: the customer row, then the withdrawal row.
-        const found = yield* repo.findForJob(payload.withdrawalId)
-        if (found === undefined) return yield* Effect.dieMessage(`withdrawals: payout job for unknown withdrawal ${payload.withdrawalId}`)
-        yield* lockCustomer(found.customerId)
-        const row = (yield* repo.lock(payload.withdrawalId))!
-        const due = payload.move === "reverse" ? row.status === "COMPLETED" : row.status === "PROCESSING"
-        // The operator answered first (sandbox control call): the bank's later answer has nothing left to move.
-        if (!due) return
-        const move: Move = payload.move === "complete"
-          ? { _tag: "complete" }
-          : { _tag: payload.move, reason: payload.reason ?? operatorReversalReason }
-        const { row: updated } = yield* apply(row, move)
-        if (payload.move === "complete" && payload.reverseAfterSeconds !== null) {
-          yield* jobs.schedule({
-            kind: payoutJobKind,
-            partnerId: updated.partnerId,
-            customerId: updated.customerId,
-            delaySeconds: payload.reverseAfterSeconds,
-            payload: { withdrawalId: updated.id, move: "reverse", reason: bankReturnReason, reverseAfterSeconds: null }
-          })
-        }
-      }))
 
     const notFound = () => new NotFound({ message: "No withdrawal with this id" })
 
-    const control = (partnerId: string, withdrawalId: string, move: Move) =>
+    const settle = (partnerId: string, withdrawalId: string, outcome: PayoutOutcome) =>
       Effect.gen(function*() {
         if (!isUuid(withdrawalId)) return yield* notFound()
         const found = yield* repo.findForPartner(partnerId, withdrawalId.toLowerCase()).pipe(Effect.orDie)
@@ -316,7 +271,7 @@ export const layer = Layer.effect(
         return yield* actors.run(partnerId, found.customerId, () =>
           Effect.gen(function*() {
             const row = (yield* repo.lock(found.id))!
-            return (yield* apply(row, move)).view
+            return yield* apply(row, outcome)
           }).pipe(Effect.catchTag("SqlError", Effect.die))).pipe(
             Effect.catchTag("CustomerForbidden", () => Effect.dieMessage("withdrawals: a withdrawal's customer vanished"))
           )
@@ -337,7 +292,7 @@ export const layer = Layer.effect(
         return toWithdrawal(row)
       })
 
-    return Withdrawals.of({ quote, withdraw, list, get, control })
+    return Withdrawals.of({ quote, withdraw, list, get, settle })
   })
 )
 

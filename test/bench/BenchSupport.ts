@@ -16,7 +16,7 @@ export type BenchDatabase = Layer.Layer<PgClient.PgClient | SqlClient.SqlClient,
 export const benchConfig = (encryptionKeyHex: string): AppConfigShape => ({
   port: 0, host: "127.0.0.1", dataDir: ":memory:", databaseUrl: Option.none(), mode: "sandbox",
   encryptionKey: Option.some(Redacted.make(encryptionKeyHex)), logLevel: LogLevel.Warning, maxJsonBodyBytes: 1 << 20,
-  actorMailboxCapacity: 4096, actorIdleMs: 60_000, webhookTimeoutMs: 10_000
+  actorMailboxCapacity: 4096, actorIdleMs: 60_000, actorsMax: 10_000, webhookTimeoutMs: 10_000
 })
 
 /** Runs a benchmark with the service's layers over `database`. */

@@ -56,6 +56,7 @@ export const testConfig = (overrides: Partial<AppConfigShape> = {}): AppConfigSh
   maxJsonBodyBytes: 1024 * 1024,
   actorMailboxCapacity: 256,
   actorIdleMs: 60_000,
+  actorsMax: 10_000,
   webhookTimeoutMs: 10_000,
   ...overrides
 })

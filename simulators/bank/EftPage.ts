@@ -1,4 +1,4 @@
-import type { EftOutcome } from "./FundingCharges.js"
+import type { EftOutcome } from "../../src/funding/FundingCharges.js"
 
 /**
  * The simulated EFT provider's page: what a South African customer sees after following a charge's

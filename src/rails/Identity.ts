@@ -3,7 +3,7 @@ import { Context, Data, Effect } from "effect"
 /**
  * The identity rail: national registries that resolve a BVN or NIN to the person it was issued to, and the
  * document check of Tier 2. The service depends on this port only; simulators/identity implements it for the
- * sandbox (a live adapter would call the registries' APIs with a timeout of `lookupTimeoutMs`).
+ * sandbox (a live adapter would call the registries' APIs with a timeout of `lookupTimeoutMs`). docs/rails.md.
  */
 export type IdentityNumberKind = "BVN" | "NIN"
 
@@ -31,12 +31,20 @@ export type DocumentCheckVerdict =
   | { readonly _tag: "Review"; readonly reason: string }
   | { readonly _tag: "Fail"; readonly reason: string }
 
+/** A Tier 2 document check: the identity document and the selfie, as uploaded. */
 export interface DocumentCheck {
+  readonly partnerId: string
+  readonly customerId: string
+  /** Our id of the check (the KYC record's id): the verdict names it. */
+  readonly checkId: string
   readonly idType: string
   readonly idNumber: string
+  readonly frontDocumentId: string
+  readonly backDocumentId: string | null
+  readonly selfieDocumentId: string
 }
 
-export interface IdentityRegistryShape {
+export interface IdentityShape {
   /**
    * Resolves a number. `subject` is the profile being verified: a live registry ignores it; the sandbox uses it
    * so that any ordinary number resolves to the customer (only magic values resolve to someone else).
@@ -47,9 +55,11 @@ export interface IdentityRegistryShape {
     subject: PersonName
   ) => Effect.Effect<RegistryLookup, RegistryUnavailable>
   /**
-   * A forced verdict for a Tier 2 document check (sandbox magic values), or none when the rail policy decides.
+   * Starts a document check. Called inside the submission's transaction; the verdict comes back later through
+   * `Kyc.settleDocumentCheck(checkId, verdict)` (a provider's webhook, or the simulator's job). A check that never
+   * answers leaves the submission PENDING for a reviewer.
    */
-  readonly forcedDocumentVerdict: (check: DocumentCheck) => DocumentCheckVerdict | undefined
+  readonly submitDocumentCheck: (check: DocumentCheck) => Effect.Effect<void>
 }
 
-export class IdentityRegistry extends Context.Tag("IdentityRegistry")<IdentityRegistry, IdentityRegistryShape>() {}
+export class Identity extends Context.Tag("rails/Identity")<Identity, IdentityShape>() {}

@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
-import { Api } from "../Api.js"
-import { CurrentPartner } from "../http/Auth.js"
+import { Api } from "../src/Api.js"
+import { CurrentPartner } from "../src/http/Auth.js"
 import { RailPolicies } from "./RailPolicies.js"
 
 export const SandboxRailsHttp = HttpApiBuilder.group(Api, "sandboxRails", (handlers) =>

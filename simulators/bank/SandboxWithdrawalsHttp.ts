@@ -1,0 +1,18 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { Api } from "../../src/Api.js"
+import { CurrentPartner } from "../../src/http/Auth.js"
+import type { PayoutOutcome } from "../../src/rails/Bank.js"
+import { operatorReversalReason, Withdrawals } from "../../src/withdrawals/Withdrawals.js"
+
+/** The simulated bank's answers to a payout, given by hand: `POST /sandbox/withdrawals/{id}/complete|fail|reverse`. */
+export const SandboxWithdrawalsHttp = HttpApiBuilder.group(Api, "sandboxWithdrawals", (handlers) =>
+  Effect.gen(function*() {
+    const withdrawals = yield* Withdrawals
+    const settle = (withdrawalId: string, outcome: PayoutOutcome) =>
+      Effect.flatMap(CurrentPartner, (partner) => withdrawals.settle(partner.id, withdrawalId, outcome))
+    return handlers
+      .handle("complete", ({ path }) => settle(path.withdrawalId, { _tag: "Completed" }))
+      .handle("fail", ({ path, payload }) => settle(path.withdrawalId, { _tag: "Failed", reason: payload.reason }))
+      .handle("reverse", ({ path }) => settle(path.withdrawalId, { _tag: "Returned", reason: operatorReversalReason }))
+  }))

@@ -1,0 +1,94 @@
+import { Context, Data, type Effect } from "effect"
+
+/**
+ * The bank rail, shaped like a banking-as-a-service provider's API: the bank catalogue of a country, name enquiry,
+ * collection accounts (dedicated virtual accounts and the one-off accounts of bank-transfer funding charges) and
+ * payouts. Requests go out through this port; outcomes come back later through the domain's settlement entry
+ * points (`Withdrawals.settle` for payouts, `FundingCharges.settle` and `VirtualAccounts.receive` for money in),
+ * whether from a simulator's job, a sandbox control or a live adapter's callback. docs/rails.md describes it for
+ * someone writing a live adapter; test/rails/bank.contract.test.ts is the suite any adapter must pass.
+ */
+export interface BankInfo {
+  readonly code: string
+  readonly name: string
+}
+
+export type NameEnquiryResult =
+  | { readonly _tag: "Resolved"; readonly bankName: string; readonly accountName: string }
+  /** The bank code is not a bank of the country. */
+  | { readonly _tag: "UnknownBank" }
+  /** The number is not shaped like an account number of the country; `expected` says what would be. */
+  | { readonly _tag: "InvalidAccountNumber"; readonly expected: string }
+  /** The bank has no such account. */
+  | { readonly _tag: "NotFound" }
+
+/** The bank did not answer (time-out, outage): nothing happened, the caller may retry. */
+export class BankUnavailable extends Data.TaggedError("BankUnavailable")<{ readonly reason: string }> {}
+
+export interface CollectionAccount {
+  readonly accountNumber: string
+  readonly bankName: string
+  readonly bankCode: string
+}
+
+export interface CollectionAccountRequest {
+  readonly partnerId: string
+  readonly customerId: string
+  readonly country: string
+  /** `virtual_account`: the customer's dedicated account; `charge`: a one-off account of a funding charge. */
+  readonly purpose: "virtual_account" | "charge"
+}
+
+/** A bank-transfer or EFT funding charge was opened: the provider now waits for the payer's money. */
+export interface CollectionOpened {
+  readonly partnerId: string
+  readonly customerId: string
+  readonly chargeId: string
+  readonly expiresAt: Date
+}
+
+export interface PayoutRequest {
+  readonly partnerId: string
+  readonly customerId: string
+  /** Our id of the payout (the withdrawal's id): the outcome names it. */
+  readonly payoutId: string
+  readonly reference: string
+  readonly currency: string
+  /** Minor units of `currency`. */
+  readonly amount: bigint
+  readonly bankCode: string
+  readonly accountNumber: string
+  readonly accountName: string
+}
+
+/** What the bank says about a payout: paid, refused (nothing paid), or paid and later returned by the beneficiary bank. */
+export type PayoutOutcome =
+  | { readonly _tag: "Completed" }
+  | { readonly _tag: "Failed"; readonly reason: string }
+  | { readonly _tag: "Returned"; readonly reason: string }
+
+export interface BankShape {
+  /** Banks of a country (empty for a country the provider does not serve). */
+  readonly banks: (country: string) => Effect.Effect<ReadonlyArray<BankInfo>>
+  /** Resolves the holder's name of an account. Moves nothing. */
+  readonly nameEnquiry: (
+    country: string,
+    bankCode: string,
+    accountNumber: string
+  ) => Effect.Effect<NameEnquiryResult, BankUnavailable>
+  /**
+   * A fresh collection account number. Called inside the caller's transaction; the caller stores it and asks
+   * again if the number collides with one already issued.
+   */
+  readonly issueCollectionAccount: (request: CollectionAccountRequest) => Effect.Effect<CollectionAccount>
+  /** Called inside the charge's creating transaction. */
+  readonly collectionOpened: (charge: CollectionOpened) => Effect.Effect<void>
+  /**
+   * Hands a payout to the bank. Called inside the withdrawal's creating transaction (an adapter that calls out
+   * over the network does so from a job it schedules here, so that nothing is sent for a rolled-back withdrawal).
+   * The outcome comes back through `Withdrawals.settle(payoutId, outcome)`.
+   */
+  readonly submitPayout: (payout: PayoutRequest) => Effect.Effect<void>
+}
+
+export class Bank extends Context.Tag("rails/Bank")<Bank, BankShape>() {}

@@ -1,0 +1,60 @@
+import { type BigDecimal, Context, Data, type Effect } from "effect"
+
+/**
+ * The exchange rail: the liquidity provider that prices and fills USDT against each fiat currency (SPEC.md "Buy
+ * and sell", "Rate"). Declared here so that the trading issue only implements it: the domain reads prices to
+ * quote, then executes a quote's order; the fill comes back as the execution's answer (fills are synchronous at
+ * the providers we target; an adapter for an asynchronous one waits for the fill before it answers).
+ *
+ * Prices are exact decimals: fiat per 1 USDT. Amounts are minor units (USDT 6 decimals, fiat per its scale).
+ */
+export interface ExchangePrices {
+  readonly currency: string
+  /** Fiat the customer pays per USDT bought, spread included. */
+  readonly buyRate: BigDecimal.BigDecimal
+  /** Fiat the customer receives per USDT sold, spread included (before the execution fee). */
+  readonly sellRate: BigDecimal.BigDecimal
+  /** The provider's fixed fee per sell execution, in USDT minor units. */
+  readonly exchangeFeeUsdt: bigint
+  /** When the provider read these prices. */
+  readonly asOf: Date
+}
+
+export interface ExecutionRequest {
+  readonly partnerId: string
+  readonly customerId: string
+  /** Our id of the order (the quote's id): executing the same order twice fills it once. */
+  readonly orderId: string
+  readonly side: "buy" | "sell"
+  readonly currency: string
+  /** Minor units of USDT bought or sold. */
+  readonly usdtAmount: bigint
+  /** Minor units of fiat paid (buy) or received (sell), as quoted. */
+  readonly fiatAmount: bigint
+}
+
+export interface Execution {
+  readonly orderId: string
+  readonly executedAt: Date
+}
+
+/** The provider does not quote this currency. */
+export class ExchangeCurrencyUnsupported extends Data.TaggedError("ExchangeCurrencyUnsupported")<{ readonly currency: string }> {}
+
+/** The provider refused or could not fill the order; nothing was bought or sold. */
+export class ExecutionRejected extends Data.TaggedError("ExecutionRejected")<{ readonly reason: string }> {}
+
+/** The provider did not answer; nothing is known to have moved. */
+export class ExchangeUnavailable extends Data.TaggedError("ExchangeUnavailable")<{ readonly reason: string }> {}
+
+export interface ExchangeShape {
+  /** Current prices for a partner's customers in `currency`. */
+  readonly prices: (
+    partnerId: string,
+    currency: string
+  ) => Effect.Effect<ExchangePrices, ExchangeCurrencyUnsupported | ExchangeUnavailable>
+  /** Fills a quoted order at the quoted amounts. */
+  readonly execute: (order: ExecutionRequest) => Effect.Effect<Execution, ExecutionRejected | ExchangeUnavailable>
+}
+
+export class Exchange extends Context.Tag("rails/Exchange")<Exchange, ExchangeShape>() {}
