@@ -1,4 +1,4 @@
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import type { CustomerRow } from "../customers/CustomersRepo.js"
 import { BadRequest, type CustomerForbidden, NotFound } from "../http/ApiError.js"
@@ -56,7 +56,7 @@ export class BankAccounts extends Context.Tag("BankAccounts")<BankAccounts, {
   readonly get: (customer: CustomerRow, accountId: string) => Effect.Effect<BankAccount, NotFound>
   readonly makeDefault: (partnerId: string, customerId: string, accountId: string) => Effect.Effect<BankAccount, NotFound | CustomerForbidden | CustomerBusy>
   /** The customer's default account with its full number (for a payout); call inside the customer's command. */
-  readonly defaultAccount: (customerId: string) => Effect.Effect<BankAccountsRepo.BankAccountRow | undefined>
+  readonly defaultAccount: (customerId: string) => Effect.Effect<Option.Option<BankAccountsRepo.BankAccountRow>>
 }>() {}
 
 export const layer = Layer.effect(
@@ -98,12 +98,12 @@ export const layer = Layer.effect(
       })
 
     const verify = (customer: CustomerRow, input: VerifyAccountBody) =>
-      resolve(input.country ?? (customer.country as CountryCode), input.bankCode, input.accountNumber)
+      resolve(input.country ?? customer.country, input.bankCode, input.accountNumber)
 
     const save = (partnerId: string, customerId: string, input: SaveAccountBody) =>
       actors.run(partnerId, customerId, (customer) =>
         Effect.gen(function*() {
-          if (yield* repo.findByNumber(customer.id, input.bankCode, input.accountNumber)) {
+          if (Option.isSome(yield* repo.findByNumber(customer.id, input.bankCode, input.accountNumber))) {
             return yield* new BankAccountAlreadySaved({
               message: "This bank account is already saved for the customer; make it the default with POST .../accounts/{id}/default"
             })
@@ -111,9 +111,9 @@ export const layer = Layer.effect(
           if ((yield* repo.count(customer.id)) >= savedAccountsMax) {
             return yield* new BankAccountLimitReached({ message: `A customer can save at most ${savedAccountsMax} bank accounts` })
           }
-          const resolved = yield* resolve(customer.country as CountryCode, input.bankCode, input.accountNumber)
+          const resolved = yield* resolve(customer.country, input.bankCode, input.accountNumber)
           const now = yield* clock.now
-          const hasDefault = (yield* repo.findDefault(customer.id)) !== undefined
+          const hasDefault = Option.isSome(yield* repo.findDefault(customer.id))
           const row = yield* repo.insert({
             id: yield* ids.uuid,
             partnerId,
@@ -128,8 +128,10 @@ export const layer = Layer.effect(
             createdAt: now,
             updatedAt: now
           })
-          if (!hasDefault || input.isDefault === true) return toBankAccount((yield* repo.setDefault(customer.id, row.id, now))!)
-          return toBankAccount(row)
+          if (hasDefault && input.isDefault !== true) return toBankAccount(row)
+          const made = yield* repo.setDefault(customer.id, row.id, now)
+          if (Option.isNone(made)) return yield* Effect.dieMessage(`bank accounts: account ${row.id} vanished`)
+          return toBankAccount(made.value)
         }).pipe(Effect.catchTag("SqlError", Effect.die)))
 
     const list = (customer: CustomerRow) =>
@@ -141,8 +143,8 @@ export const layer = Layer.effect(
       Effect.gen(function*() {
         if (!isUuid(accountId)) return yield* notFound()
         const row = yield* repo.find(customer.id, accountId.toLowerCase()).pipe(Effect.orDie)
-        if (row === undefined) return yield* notFound()
-        return toBankAccount(row)
+        if (Option.isNone(row)) return yield* notFound()
+        return toBankAccount(row.value)
       })
 
     const makeDefault = (partnerId: string, customerId: string, accountId: string) =>
@@ -150,8 +152,8 @@ export const layer = Layer.effect(
         Effect.gen(function*() {
           if (!isUuid(accountId)) return yield* notFound()
           const row = yield* repo.setDefault(customer.id, accountId.toLowerCase(), yield* clock.now)
-          if (row === undefined) return yield* notFound()
-          return toBankAccount(row)
+          if (Option.isNone(row)) return yield* notFound()
+          return toBankAccount(row.value)
         }).pipe(Effect.catchTag("SqlError", Effect.die)))
 
     const defaultAccount = (customerId: string) => repo.findDefault(customerId).pipe(Effect.orDie)

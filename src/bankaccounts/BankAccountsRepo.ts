@@ -1,62 +1,105 @@
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Cause, Effect, ParseResult, Schema } from "effect"
+import { CountryCode, type FiatCurrency, supportedCountries } from "../reference/Countries.js"
 
-export interface BankAccountRow {
-  readonly id: string
-  readonly seq: string
-  readonly partnerId: string
-  readonly customerId: string
-  readonly country: string
-  readonly currency: string
-  readonly bankCode: string
-  readonly bankName: string
-  readonly accountNumber: string
-  readonly accountName: string
-  readonly isDefault: boolean
-  readonly createdAt: Date
-  readonly updatedAt: Date
-}
+const FiatCurrencyCode = Schema.Literal(
+  ...(supportedCountries.map((c) => c.currency) as unknown as readonly [FiatCurrency, ...Array<FiatCurrency>])
+)
 
-export type NewBankAccountRow = Omit<BankAccountRow, "seq">
+/** A row of `bank_accounts`: a saved payout destination, with its full number (the API shows the last four). */
+export const BankAccountRow = Schema.Struct({
+  id: Schema.String,
+  seq: Schema.BigInt,
+  partnerId: Schema.String,
+  customerId: Schema.String,
+  country: CountryCode,
+  currency: FiatCurrencyCode,
+  bankCode: Schema.String,
+  bankName: Schema.String,
+  accountNumber: Schema.String,
+  accountName: Schema.String,
+  isDefault: Schema.Boolean,
+  createdAt: Schema.DateFromSelf,
+  updatedAt: Schema.DateFromSelf
+})
+export interface BankAccountRow extends Schema.Schema.Type<typeof BankAccountRow> {}
+
+export const NewBankAccountRow = BankAccountRow.omit("seq")
+export type NewBankAccountRow = typeof NewBankAccountRow.Type
+
+/** A row that does not decode (or a RETURNING without its row) is a broken invariant: a defect, not a typed error. */
+const orDieOnRow = <A, E, R>(
+  effect: Effect.Effect<A, E | ParseResult.ParseError | Cause.NoSuchElementException, R>
+): Effect.Effect<A, Exclude<E, ParseResult.ParseError | Cause.NoSuchElementException>, R> =>
+  Effect.catchIf(
+    effect,
+    (error): error is ParseResult.ParseError | Cause.NoSuchElementException =>
+      ParseResult.isParseError(error) || Cause.isNoSuchElementException(error),
+    Effect.die
+  )
 
 /** SQL of saved bank accounts. Callers that change rows run inside the customer's command (row locked). */
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  return {
-    insert: (row: NewBankAccountRow) =>
-      sql<BankAccountRow>`INSERT INTO bank_accounts ${sql.insert({ ...row })} RETURNING *`.pipe(Effect.map((rows) => rows[0]!)),
-    find: (customerId: string, id: string) =>
-      sql<BankAccountRow>`SELECT * FROM bank_accounts WHERE id = ${id} AND customer_id = ${customerId}`.pipe(
-        Effect.map((rows) => rows[0])
-      ),
-    findByNumber: (customerId: string, bankCode: string, accountNumber: string) =>
-      sql<BankAccountRow>`
+  const Owned = Schema.Struct({ customerId: Schema.String, id: Schema.String })
+  const insert = SqlSchema.single({
+    Request: NewBankAccountRow,
+    Result: BankAccountRow,
+    execute: (row) => sql`INSERT INTO bank_accounts ${sql.insert({ ...row })} RETURNING *`
+  })
+  const find = SqlSchema.findOne({
+    Request: Owned,
+    Result: BankAccountRow,
+    execute: ({ customerId, id }) => sql`SELECT * FROM bank_accounts WHERE id = ${id} AND customer_id = ${customerId}`
+  })
+  const findByNumber = SqlSchema.findOne({
+    Request: Schema.Struct({ customerId: Schema.String, bankCode: Schema.String, accountNumber: Schema.String }),
+    Result: BankAccountRow,
+    execute: ({ accountNumber, bankCode, customerId }) =>
+      sql`
         SELECT * FROM bank_accounts
-        WHERE customer_id = ${customerId} AND bank_code = ${bankCode} AND account_number = ${accountNumber}`.pipe(
-        Effect.map((rows) => rows[0])
-      ),
-    findDefault: (customerId: string) =>
-      sql<BankAccountRow>`SELECT * FROM bank_accounts WHERE customer_id = ${customerId} AND is_default`.pipe(
-        Effect.map((rows) => rows[0])
-      ),
+        WHERE customer_id = ${customerId} AND bank_code = ${bankCode} AND account_number = ${accountNumber}`
+  })
+  const findDefault = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: BankAccountRow,
+    execute: (customerId) => sql`SELECT * FROM bank_accounts WHERE customer_id = ${customerId} AND is_default`
+  })
+  const list = SqlSchema.findAll({
+    Request: Schema.String,
+    Result: BankAccountRow,
+    execute: (customerId) => sql`SELECT * FROM bank_accounts WHERE customer_id = ${customerId} ORDER BY seq`
+  })
+  const count = SqlSchema.single({
+    Request: Schema.String,
+    Result: Schema.Struct({ count: Schema.Int }),
+    execute: (customerId) => sql`SELECT count(*)::int AS count FROM bank_accounts WHERE customer_id = ${customerId}`
+  })
+  const makeDefault = SqlSchema.findOne({
+    Request: Schema.Struct({ ...Owned.fields, at: Schema.DateFromSelf }),
+    Result: BankAccountRow,
+    execute: ({ at, customerId, id }) =>
+      sql`
+        UPDATE bank_accounts SET is_default = true,
+          updated_at = CASE WHEN is_default THEN updated_at ELSE ${at} END
+        WHERE customer_id = ${customerId} AND id = ${id} RETURNING *`
+  })
+  return {
+    insert: (row: NewBankAccountRow) => orDieOnRow(insert(row)),
+    find: (customerId: string, id: string) => orDieOnRow(find({ customerId, id })),
+    findByNumber: (customerId: string, bankCode: string, accountNumber: string) =>
+      orDieOnRow(findByNumber({ customerId, bankCode, accountNumber })),
+    findDefault: (customerId: string) => orDieOnRow(findDefault(customerId)),
     /** Oldest first: the order accounts were saved in. */
-    list: (customerId: string) =>
-      sql<BankAccountRow>`SELECT * FROM bank_accounts WHERE customer_id = ${customerId} ORDER BY seq`,
-    count: (customerId: string) =>
-      sql<{ count: string }>`SELECT count(*)::text AS count FROM bank_accounts WHERE customer_id = ${customerId}`.pipe(
-        Effect.map((rows) => Number(rows[0]!.count))
-      ),
-    /** Makes `id` the only default (clears the old one first: one default per customer is a unique index). */
-    setDefault: (customerId: string, id: string, now: Date) =>
-      Effect.gen(function*() {
-        yield* sql`
-          UPDATE bank_accounts SET is_default = false, updated_at = ${now}
-          WHERE customer_id = ${customerId} AND is_default AND id <> ${id}`
-        const rows = yield* sql<BankAccountRow>`
-          UPDATE bank_accounts SET is_default = true,
-            updated_at = CASE WHEN is_default THEN updated_at ELSE ${now} END
-          WHERE customer_id = ${customerId} AND id = ${id} RETURNING *`
-        return rows[0]
-      })
+    list: (customerId: string) => orDieOnRow(list(customerId)),
+    count: (customerId: string) => orDieOnRow(Effect.map(count(customerId), (row) => row.count)),
+    /** Makes `id` the only default (clears the old one first: one default per customer is a unique index); None when no such account. */
+    setDefault: (customerId: string, id: string, at: Date) =>
+      Effect.zipRight(
+        sql`
+          UPDATE bank_accounts SET is_default = false, updated_at = ${at}
+          WHERE customer_id = ${customerId} AND is_default AND id <> ${id}`,
+        orDieOnRow(makeDefault({ customerId, id, at }))
+      )
   }
 })

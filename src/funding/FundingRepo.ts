@@ -1,140 +1,224 @@
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Cause, Effect, Option, ParseResult, Schema } from "effect"
+import { type FiatCurrency, supportedCountries } from "../reference/Countries.js"
+import { FundingChargeStatus, FundingChargeType } from "./Api.js"
 
-export interface VirtualAccountRow {
-  readonly customerId: string
-  readonly partnerId: string
-  readonly accountNumber: string
-  readonly accountName: string
-  readonly bankName: string
-  readonly bankCode: string
-  readonly currency: string
-  readonly status: "active"
-  readonly createdAt: Date
-}
+const FiatCurrencyCode = Schema.Literal(
+  ...(supportedCountries.map((c) => c.currency) as unknown as readonly [FiatCurrency, ...Array<FiatCurrency>])
+)
 
-export interface ChargeRow {
-  readonly id: string
-  readonly seq: string
-  readonly partnerId: string
-  readonly customerId: string
-  readonly reference: string
-  readonly type: "bank_transfer" | "eft"
-  readonly currency: string
-  readonly amount: string
-  readonly amountPaid: string | null
-  readonly status: "PENDING" | "PAID" | "EXPIRED" | "CANCELLED"
-  readonly accountNumber: string | null
-  readonly accountName: string | null
-  readonly bankName: string | null
-  readonly bankCode: string | null
-  readonly narration: string
-  readonly redirectToken: string | null
-  readonly redirectUrl: string | null
-  readonly expiresAt: Date
-  readonly paidAt: Date | null
-  readonly createdAt: Date
-  readonly updatedAt: Date
-}
+/** A customer's dedicated collection account (one per customer). */
+export const VirtualAccountRow = Schema.Struct({
+  customerId: Schema.String,
+  partnerId: Schema.String,
+  accountNumber: Schema.String,
+  accountName: Schema.String,
+  bankName: Schema.String,
+  bankCode: Schema.String,
+  currency: FiatCurrencyCode,
+  status: Schema.Literal("active"),
+  createdAt: Schema.DateFromSelf
+})
+export interface VirtualAccountRow extends Schema.Schema.Type<typeof VirtualAccountRow> {}
 
-export type NewChargeRow = Omit<ChargeRow, "seq" | "amount" | "amountPaid"> & {
-  readonly amount: bigint
-  readonly amountPaid: null
-}
+/** A one-off funding charge; amounts in minor units (bigint columns arrive as decimal text). */
+export const ChargeRow = Schema.Struct({
+  id: Schema.String,
+  seq: Schema.BigInt,
+  partnerId: Schema.String,
+  customerId: Schema.String,
+  reference: Schema.String,
+  type: FundingChargeType,
+  currency: FiatCurrencyCode,
+  amount: Schema.BigInt,
+  amountPaid: Schema.NullOr(Schema.BigInt),
+  status: FundingChargeStatus,
+  accountNumber: Schema.NullOr(Schema.String),
+  accountName: Schema.NullOr(Schema.String),
+  bankName: Schema.NullOr(Schema.String),
+  bankCode: Schema.NullOr(Schema.String),
+  narration: Schema.String,
+  redirectToken: Schema.NullOr(Schema.String),
+  redirectUrl: Schema.NullOr(Schema.String),
+  expiresAt: Schema.DateFromSelf,
+  paidAt: Schema.NullOr(Schema.DateFromSelf),
+  createdAt: Schema.DateFromSelf,
+  updatedAt: Schema.DateFromSelf
+})
+export interface ChargeRow extends Schema.Schema.Type<typeof ChargeRow> {}
 
-export interface ReceiptRow {
-  readonly id: string
-  readonly partnerId: string
-  readonly customerId: string
-  readonly method: "virtual_account" | "charge"
-  readonly chargeId: string | null
-  readonly currency: string
-  readonly amount: string
-  readonly reference: string
-  readonly narration: string
-  readonly createdAt: Date
-}
+export const NewChargeRow = ChargeRow.omit("seq")
+export type NewChargeRow = typeof NewChargeRow.Type
 
-export interface AddressRow {
-  readonly customerId: string
-  readonly network: string
-  readonly address: string
-  readonly createdAt: Date
-}
+/** Every fiat arrival, by virtual account or charge. */
+export const ReceiptRow = Schema.Struct({
+  id: Schema.String,
+  seq: Schema.BigInt,
+  partnerId: Schema.String,
+  customerId: Schema.String,
+  method: Schema.Literal("virtual_account", "charge"),
+  chargeId: Schema.NullOr(Schema.String),
+  currency: FiatCurrencyCode,
+  amount: Schema.BigInt,
+  reference: Schema.String,
+  narration: Schema.String,
+  createdAt: Schema.DateFromSelf
+})
+export interface ReceiptRow extends Schema.Schema.Type<typeof ReceiptRow> {}
 
-export interface DepositRow {
-  readonly id: string
-  readonly seq: string
-  readonly partnerId: string
-  readonly customerId: string
-  readonly asset: string
-  readonly network: string
-  readonly amount: string
-  readonly txHash: string
-  readonly address: string
-  readonly status: "CREDITED" | "UNSUPPORTED"
-  readonly createdAt: Date
-}
+export const NewReceiptRow = ReceiptRow.omit("seq")
+export type NewReceiptRow = typeof NewReceiptRow.Type
+
+export const AddressRow = Schema.Struct({
+  customerId: Schema.String,
+  network: Schema.String,
+  address: Schema.String,
+  createdAt: Schema.DateFromSelf
+})
+export interface AddressRow extends Schema.Schema.Type<typeof AddressRow> {}
+
+/**
+ * A stablecoin deposit. `asset` and `network` stay text: an UNSUPPORTED deposit records whatever token and network
+ * arrived. `amount` is the exact decimal text the chain reported (a text column: never a float on the way).
+ */
+export const DepositRow = Schema.Struct({
+  id: Schema.String,
+  seq: Schema.BigInt,
+  partnerId: Schema.String,
+  customerId: Schema.String,
+  asset: Schema.String,
+  network: Schema.String,
+  amount: Schema.String,
+  txHash: Schema.String,
+  address: Schema.String,
+  status: Schema.Literal("CREDITED", "UNSUPPORTED"),
+  createdAt: Schema.DateFromSelf
+})
+export interface DepositRow extends Schema.Schema.Type<typeof DepositRow> {}
+
+export const NewDepositRow = DepositRow.omit("seq")
+export type NewDepositRow = typeof NewDepositRow.Type
+
+/** A row that does not decode (or a RETURNING without its row) is a broken invariant: a defect, not a typed error. */
+const orDieOnRow = <A, E, R>(
+  effect: Effect.Effect<A, E | ParseResult.ParseError | Cause.NoSuchElementException, R>
+): Effect.Effect<A, Exclude<E, ParseResult.ParseError | Cause.NoSuchElementException>, R> =>
+  Effect.catchIf(
+    effect,
+    (error): error is ParseResult.ParseError | Cause.NoSuchElementException =>
+      ParseResult.isParseError(error) || Cause.isNoSuchElementException(error),
+    Effect.die
+  )
 
 /** SQL of the funding tables; callers own the transaction boundary. */
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const first = <A>(rows: ReadonlyArray<A>) => rows[0]
-  return {
-    virtualAccount: (customerId: string) =>
-      sql<VirtualAccountRow>`SELECT * FROM virtual_accounts WHERE customer_id = ${customerId}`.pipe(Effect.map(first)),
-    /** Inserts unless the customer already has one or the number is taken; true when this insert won. */
-    insertVirtualAccount: (row: VirtualAccountRow) =>
-      sql`INSERT INTO virtual_accounts ${sql.insert({ ...row })} ON CONFLICT DO NOTHING RETURNING customer_id`.pipe(
-        Effect.map((rows) => rows.length > 0)
-      ),
-    /** Newest KYC Tier 1 record's status (the KYC tables belong to src/kyc; read-only here). */
-    tier1Status: (customerId: string) =>
-      sql<{ status: string }>`
-        SELECT status FROM kyc_records WHERE customer_id = ${customerId} AND level = 1 ORDER BY seq DESC LIMIT 1`.pipe(
-        Effect.map((rows) => rows[0]?.status)
-      ),
-    partnerName: (partnerId: string) =>
-      sql<{ name: string }>`SELECT name FROM partners WHERE id = ${partnerId}`.pipe(Effect.map((rows) => rows[0]?.name ?? "")),
-    /** False when the one-off account number is already taken (the caller draws another). */
-    insertCharge: (row: NewChargeRow) =>
-      sql`INSERT INTO funding_charges ${sql.insert({ ...row })} ON CONFLICT DO NOTHING RETURNING id`.pipe(
-        Effect.map((rows) => rows.length > 0)
-      ),
-    charge: (id: string) => sql<ChargeRow>`SELECT * FROM funding_charges WHERE id = ${id}`.pipe(Effect.map(first)),
-    chargeOfPartner: (partnerId: string, id: string) =>
-      sql<ChargeRow>`SELECT * FROM funding_charges WHERE id = ${id} AND partner_id = ${partnerId}`.pipe(Effect.map(first)),
-    chargeByToken: (token: string) =>
-      sql<ChargeRow>`SELECT * FROM funding_charges WHERE redirect_token = ${token}`.pipe(Effect.map(first)),
-    chargesPage: (customerId: string, beforeSeq: string | undefined, limit: number) =>
-      sql<ChargeRow>`
+  const Inserted = Schema.Struct({})
+  const virtualAccount = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: VirtualAccountRow,
+    execute: (customerId) => sql`SELECT * FROM virtual_accounts WHERE customer_id = ${customerId}`
+  })
+  const insertVirtualAccount = SqlSchema.findOne({
+    Request: VirtualAccountRow,
+    Result: Inserted,
+    execute: (row) => sql`INSERT INTO virtual_accounts ${sql.insert({ ...row })} ON CONFLICT DO NOTHING RETURNING customer_id`
+  })
+  const insertCharge = SqlSchema.findOne({
+    Request: NewChargeRow,
+    Result: Inserted,
+    execute: (row) => sql`INSERT INTO funding_charges ${sql.insert({ ...row })} ON CONFLICT DO NOTHING RETURNING id`
+  })
+  const charge = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: ChargeRow,
+    execute: (id) => sql`SELECT * FROM funding_charges WHERE id = ${id}`
+  })
+  const chargeOfPartner = SqlSchema.findOne({
+    Request: Schema.Struct({ partnerId: Schema.String, id: Schema.String }),
+    Result: ChargeRow,
+    execute: ({ id, partnerId }) => sql`SELECT * FROM funding_charges WHERE id = ${id} AND partner_id = ${partnerId}`
+  })
+  const chargeByToken = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: ChargeRow,
+    execute: (token) => sql`SELECT * FROM funding_charges WHERE redirect_token = ${token}`
+  })
+  const chargesPage = SqlSchema.findAll({
+    Request: Schema.Struct({ customerId: Schema.String, beforeSeq: Schema.UndefinedOr(Schema.String), limit: Schema.Number }),
+    Result: ChargeRow,
+    execute: ({ beforeSeq, customerId, limit }) =>
+      sql`
         SELECT * FROM funding_charges
         WHERE customer_id = ${customerId} ${beforeSeq === undefined ? sql`` : sql`AND seq < ${beforeSeq}`}
-        ORDER BY seq DESC LIMIT ${limit}`,
-    markPaid: (id: string, amountPaid: bigint, at: Date) =>
-      sql<ChargeRow>`
+        ORDER BY seq DESC LIMIT ${limit}`
+  })
+  const markPaid = SqlSchema.findOne({
+    Request: Schema.Struct({ id: Schema.String, amountPaid: Schema.BigInt, at: Schema.DateFromSelf }),
+    Result: ChargeRow,
+    execute: ({ amountPaid, at, id }) =>
+      sql`
         UPDATE funding_charges SET status = 'PAID', amount_paid = ${amountPaid}, paid_at = ${at}, updated_at = ${at}
-        WHERE id = ${id} AND status = 'PENDING' RETURNING *`.pipe(Effect.map(first)),
-    markClosed: (id: string, status: "EXPIRED" | "CANCELLED", at: Date) =>
-      sql<ChargeRow>`
+        WHERE id = ${id} AND status = 'PENDING' RETURNING *`
+  })
+  const markClosed = SqlSchema.findOne({
+    Request: Schema.Struct({ id: Schema.String, status: Schema.Literal("EXPIRED", "CANCELLED"), at: Schema.DateFromSelf }),
+    Result: ChargeRow,
+    execute: ({ at, id, status }) =>
+      sql`
         UPDATE funding_charges SET status = ${status}, updated_at = ${at}
-        WHERE id = ${id} AND status = 'PENDING' RETURNING *`.pipe(Effect.map(first)),
-    insertReceipt: (row: Omit<ReceiptRow, "amount"> & { readonly amount: bigint }) =>
-      sql<ReceiptRow>`INSERT INTO funding_receipts ${sql.insert({ ...row })} RETURNING *`.pipe(Effect.map((rows) => rows[0]!)),
-    addresses: (customerId: string) =>
-      sql<AddressRow>`SELECT * FROM deposit_addresses WHERE customer_id = ${customerId}`,
-    insertAddress: (row: AddressRow) =>
-      sql`INSERT INTO deposit_addresses ${sql.insert({ ...row })} ON CONFLICT DO NOTHING`,
-    /** The new deposit, or undefined when this transaction hash is already recorded for the partner and network. */
-    insertDeposit: (row: Omit<DepositRow, "seq">) =>
-      sql<DepositRow>`
+        WHERE id = ${id} AND status = 'PENDING' RETURNING *`
+  })
+  const insertReceipt = SqlSchema.single({
+    Request: NewReceiptRow,
+    Result: ReceiptRow,
+    execute: (row) => sql`INSERT INTO funding_receipts ${sql.insert({ ...row })} RETURNING *`
+  })
+  const addresses = SqlSchema.findAll({
+    Request: Schema.String,
+    Result: AddressRow,
+    execute: (customerId) => sql`SELECT * FROM deposit_addresses WHERE customer_id = ${customerId}`
+  })
+  const insertAddress = SqlSchema.void({
+    Request: AddressRow,
+    execute: (row) => sql`INSERT INTO deposit_addresses ${sql.insert({ ...row })} ON CONFLICT DO NOTHING`
+  })
+  const insertDeposit = SqlSchema.findOne({
+    Request: NewDepositRow,
+    Result: DepositRow,
+    execute: (row) =>
+      sql`
         INSERT INTO deposits ${sql.insert({ ...row })}
-        ON CONFLICT (partner_id, network, tx_hash) DO NOTHING RETURNING *`.pipe(Effect.map(first)),
+        ON CONFLICT (partner_id, network, tx_hash) DO NOTHING RETURNING *`
+  })
+  const depositByTx = SqlSchema.findOne({
+    Request: Schema.Struct({ partnerId: Schema.String, network: Schema.String, txHash: Schema.String }),
+    Result: DepositRow,
+    execute: ({ network, partnerId, txHash }) =>
+      sql`SELECT * FROM deposits WHERE partner_id = ${partnerId} AND network = ${network} AND tx_hash = ${txHash}`
+  })
+  return {
+    virtualAccount: (customerId: string) => orDieOnRow(virtualAccount(customerId)),
+    /** Inserts unless the customer already has one or the number is taken; true when this insert won. */
+    insertVirtualAccount: (row: VirtualAccountRow) => orDieOnRow(Effect.map(insertVirtualAccount(row), Option.isSome)),
+    /** False when the one-off account number is already taken (the caller draws another). */
+    insertCharge: (row: NewChargeRow) => orDieOnRow(Effect.map(insertCharge(row), Option.isSome)),
+    charge: (id: string) => orDieOnRow(charge(id)),
+    chargeOfPartner: (partnerId: string, id: string) => orDieOnRow(chargeOfPartner({ partnerId, id })),
+    chargeByToken: (token: string) => orDieOnRow(chargeByToken(token)),
+    chargesPage: (customerId: string, beforeSeq: string | undefined, limit: number) =>
+      orDieOnRow(chargesPage({ customerId, beforeSeq, limit })),
+    /** The charge PAID, or None when it was no longer PENDING. */
+    markPaid: (id: string, amountPaid: bigint, at: Date) => orDieOnRow(markPaid({ id, amountPaid, at })),
+    /** The charge closed, or None when it was no longer PENDING. */
+    markClosed: (id: string, status: "EXPIRED" | "CANCELLED", at: Date) => orDieOnRow(markClosed({ id, status, at })),
+    insertReceipt: (row: NewReceiptRow) => orDieOnRow(insertReceipt(row)),
+    addresses: (customerId: string) => orDieOnRow(addresses(customerId)),
+    insertAddress: (row: AddressRow) => orDieOnRow(insertAddress(row)),
+    /** The new deposit, or None when this transaction hash is already recorded for the partner and network. */
+    insertDeposit: (row: NewDepositRow) => orDieOnRow(insertDeposit(row)),
     depositByTx: (partnerId: string, network: string, txHash: string) =>
-      sql<DepositRow>`
-        SELECT * FROM deposits WHERE partner_id = ${partnerId} AND network = ${network} AND tx_hash = ${txHash}`.pipe(
-        Effect.map(first)
-      )
+      orDieOnRow(depositByTx({ partnerId, network, txHash }))
   }
 })
 

@@ -2,6 +2,7 @@ import { SqlClient, SqlError } from "@effect/sql"
 import { Context, Duration, Effect, Layer } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { Customers } from "../customers/Customers.js"
+import type { CustomerRow } from "../customers/CustomersRepo.js"
 import { Outbox } from "../events/Events.js"
 import { BadRequest, type CustomerForbidden, NotFound } from "../http/ApiError.js"
 import { Ids, isUuid } from "../ids/Ids.js"
@@ -92,9 +93,13 @@ export const layer = Layer.effect(
     const actors = yield* CustomerActors
 
     /** Every KYC change of one customer runs as a command of its actor (the customer row locked there). */
-    const command = <A, E>(partnerId: string, customerId: string, effect: Effect.Effect<A, E, SqlClient.SqlClient>) =>
-      actors.run(partnerId, customerId, () =>
-        effect.pipe(
+    const command = <A, E>(
+      partnerId: string,
+      customerId: string,
+      effect: (customer: CustomerRow) => Effect.Effect<A, E, SqlClient.SqlClient>
+    ) =>
+      actors.run(partnerId, customerId, (customer) =>
+        effect(customer).pipe(
           Effect.catchIf((error): error is SqlError.SqlError & E => error instanceof SqlError.SqlError, Effect.die),
           Effect.provideService(SqlClient.SqlClient, sql)
         ) as Effect.Effect<
@@ -194,7 +199,7 @@ export const layer = Layer.effect(
           { concurrency: 2 }
         )
         const verdict = tier1Verdict(profile, lookups)
-        return yield* command(partnerId, customer.id, Effect.gen(function*() {
+        return yield* command(partnerId, customer.id, () => Effect.gen(function*() {
           yield* checkEligible(customer.id, 1)
           const now = yield* clock.now
           const row = yield* repo.insertRecord({
@@ -244,7 +249,7 @@ export const layer = Layer.effect(
           ? null
           : yield* documentOf(customer.id, input.idDocument.backUrl, "idDocument.backUrl", false)
         const selfie = yield* documentOf(customer.id, input.selfieUrl, "selfieUrl", true)
-        return yield* command(partnerId, customer.id, Effect.gen(function*() {
+        return yield* command(partnerId, customer.id, () => Effect.gen(function*() {
           yield* checkEligible(customer.id, 2)
           const now = yield* clock.now
           const row = yield* repo.insertRecord({
@@ -290,7 +295,7 @@ export const layer = Layer.effect(
         if (!isUuid(checkId)) return yield* notFound
         const found = yield* repo.findRecord(partnerId, checkId.toLowerCase()).pipe(Effect.orDie)
         if (found === undefined || Number(found.level) !== 2) return yield* notFound
-        yield* command(partnerId, found.customerId, Effect.gen(function*() {
+        yield* command(partnerId, found.customerId, () => Effect.gen(function*() {
           const row = yield* repo.lockRecord(found.id)
           if (row === undefined || row.status !== "PENDING") return
           const status = verdict._tag === "Pass" ? "APPROVED" : verdict._tag === "Review" ? "REVIEW" : "REJECTED"
@@ -305,11 +310,10 @@ export const layer = Layer.effect(
       decision: { readonly status: "APPROVED" | "REJECTED"; readonly reason?: string | undefined }
     ) =>
       Effect.gen(function*() {
-        const customer = yield* customers.getOwned(partnerId, customerId)
         if (decision.status === "REJECTED" && decision.reason === undefined) {
           return yield* new BadRequest({ message: "reason: is required when status is REJECTED" })
         }
-        return yield* command(partnerId, customer.id, Effect.gen(function*() {
+        return yield* command(partnerId, customerId, (customer) => Effect.gen(function*() {
           const row = yield* repo.latestRecord(customer.id, level, true)
           if (row === undefined || (row.status !== "PENDING" && row.status !== "REVIEW")) {
             return yield* new KycNotAwaitingDecision({
@@ -350,9 +354,8 @@ export const layer = Layer.effect(
       input: { readonly items: ReadonlyArray<KycItem>; readonly message: string }
     ) =>
       Effect.gen(function*() {
-        const customer = yield* customers.getOwned(partnerId, customerId)
         const items = [...new Set(input.items)]
-        return yield* command(partnerId, customer.id, Effect.gen(function*() {
+        return yield* command(partnerId, customerId, (customer) => Effect.gen(function*() {
           const now = yield* clock.now
           // A new request replaces an open one: compliance restates everything it still needs.
           yield* repo.supersedeReverification(customer.id, now)

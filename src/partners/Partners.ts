@@ -31,6 +31,8 @@ export class Partners extends Context.Tag("Partners")<Partners, {
   readonly authenticate: (apiKey: string) => Effect.Effect<Partner, Unauthorized>
   readonly requireApproved: (partner: Partner) => Effect.Effect<Partner, PartnerNotApproved>
   readonly setKyb: (partnerId: string, status: KybStatus, reason: string | null) => Effect.Effect<Partner>
+  /** The partner's business name, as a payer sees it (a charge's account name, the EFT page). */
+  readonly name: (partnerId: string) => Effect.Effect<string>
   /** Creates the sandbox demo partner on first start; its key is derived from the sandbox key material. */
   readonly ensureDemo: Effect.Effect<CreatedPartner>
 }>() {}
@@ -137,7 +139,16 @@ export const layer = Layer.effect(
       }))
     })
 
-    return Partners.of({ create, authenticate, requireApproved, setKyb, ensureDemo })
+    const name = (partnerId: string) =>
+      repo.find(partnerId).pipe(
+        Effect.orDie,
+        Effect.flatMap(Option.match({
+          onNone: () => Effect.dieMessage(`partners: no partner ${partnerId}`),
+          onSome: (partner) => Effect.succeed(partner.name)
+        }))
+      )
+
+    return Partners.of({ create, authenticate, requireApproved, setKyb, name, ensureDemo })
   })
 )
 

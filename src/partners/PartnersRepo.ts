@@ -55,6 +55,11 @@ export const make = Effect.gen(function*() {
         SELECT ${sql.unsafe(columns)}, k.key_hash FROM api_keys k JOIN partners p ON p.id = k.partner_id
         WHERE k.key_hash = ${Buffer.from(keyHash)} AND k.revoked_at IS NULL`
   })
+  const find = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: PartnerRow,
+    execute: (id) => sql`SELECT ${sql.unsafe(columns)} FROM partners p WHERE p.id = ${id}`
+  })
   const findDemo = SqlSchema.findOne({
     Request: Schema.Void,
     Result: PartnerRow,
@@ -77,6 +82,7 @@ export const make = Effect.gen(function*() {
     insert: (partner: PartnerRow) => orDieOnRow(insert(partner)),
     insertKey: (key: ApiKeyRow) => orDieOnRow(insertKey(key)),
     findByKeyHash: (keyHash: Uint8Array) => orDieOnRow(findByKeyHash(keyHash)),
+    find: (id: string) => orDieOnRow(find(id)),
     findDemo: orDieOnRow(findDemo(undefined)),
     updateKyb: (id: string, status: PartnerRow["kybStatus"], reason: string | null, at: Date) =>
       orDieOnRow(updateKyb({ id, status, reason, at }))

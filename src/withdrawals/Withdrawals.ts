@@ -1,4 +1,4 @@
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { BankAccounts, last4, layer as BankAccountsLayer } from "../bankaccounts/BankAccounts.js"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { AppConfig } from "../config/AppConfig.js"
@@ -39,22 +39,20 @@ export const idempotencyEndpoint = "withdraw"
 export const operatorReversalReason = "Reversed by an operator"
 
 
-export const toWithdrawal = (row: WithdrawalsRepo.WithdrawalRow): Withdrawal => {
-  const currency = row.currency as FiatCurrency
-  return {
-    id: row.id,
-    reference: row.reference,
-    amount: toDecimalString(currency, BigInt(row.amount)),
-    fee: toDecimalString(currency, BigInt(row.fee)),
-    totalDebited: toDecimalString(currency, BigInt(row.totalDebited)),
-    currency,
-    status: row.status,
-    failureReason: row.failureReason,
-    bankAccount: { bankName: row.bankName, accountName: row.accountName, accountNumberLast4: last4(row.accountNumber) },
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt
-  }
-}
+/** The API view of a withdrawal, stored or about to be (a draft has no reservation yet). */
+export const toWithdrawal = (row: Omit<WithdrawalsRepo.NewWithdrawalRow, "reservationId">): Withdrawal => ({
+  id: row.id,
+  reference: row.reference,
+  amount: toDecimalString(row.currency, row.amount),
+  fee: toDecimalString(row.currency, row.fee),
+  totalDebited: toDecimalString(row.currency, row.totalDebited),
+  currency: row.currency,
+  status: row.status,
+  failureReason: row.failureReason,
+  bankAccount: { bankName: row.bankName, accountName: row.accountName, accountNumberLast4: last4(row.accountNumber) },
+  createdAt: row.createdAt,
+  updatedAt: row.updatedAt
+})
 
 /** Every withdrawal event's `data`: the withdrawal object as the API shows it, plus `customerId`. */
 export const eventData = (customerId: string, withdrawal: Withdrawal) => ({
@@ -106,11 +104,10 @@ export const layer = Layer.effect(
     const fees = config.withdrawalFees ?? defaultWithdrawalFees
 
     /** Parses the request and applies the fee schedule; refuses anything under the minimum. */
-    const price = (currencyText: string, requested: number) =>
+    const price = (currency: FiatCurrency, requested: number) =>
       Effect.gen(function*() {
-        const currency = currencyText as FiatCurrency
         const schedule = fees[currency]
-        if (schedule === undefined) return yield* Effect.dieMessage(`withdrawals: no fee schedule for ${currencyText}`)
+        if (schedule === undefined) return yield* Effect.dieMessage(`withdrawals: no fee schedule for ${currency}`)
         const parsed = parseAmount(currency, requested)
         if (!parsed.ok) return yield* new BadRequest({ message: `amount: ${describeAmountProblem(parsed.problem, currency)}` })
         const split = splitWithdrawal(schedule, parsed.minor)
@@ -138,12 +135,13 @@ export const layer = Layer.effect(
 
     const create = (customer: CustomerRow, reference: string, currency: FiatCurrency, split: FeeSplit) => (id: string) =>
       Effect.gen(function*() {
-        const account = yield* accounts.defaultAccount(customer.id)
-        if (account === undefined) {
+        const found = yield* accounts.defaultAccount(customer.id)
+        if (Option.isNone(found)) {
           return yield* new NoDefaultBankAccount({
             message: "The customer has no default bank account; save one with POST .../accounts first"
           })
         }
+        const account = found.value
         const now = yield* clock.now
         const draft = {
           id,
@@ -164,7 +162,7 @@ export const layer = Layer.effect(
           createdAt: now,
           updatedAt: now
         }
-        const view = toWithdrawal({ ...draft, seq: "0", reservationId: "", amount: String(split.amount), fee: String(split.fee), totalDebited: String(split.totalDebited) })
+        const view = toWithdrawal(draft)
         const event = yield* outbox.record({
           partnerId: customer.partnerId,
           customerId: customer.id,
@@ -198,8 +196,10 @@ export const layer = Layer.effect(
       })
 
     const load = (customerId: string) => (id: string) =>
-      Effect.flatMap(repo.find(customerId, id), (row) =>
-        row === undefined ? Effect.dieMessage(`withdrawals: idempotency key points at a missing withdrawal ${id}`) : Effect.succeed(toWithdrawal(row)))
+      Effect.flatMap(repo.find(customerId, id), Option.match({
+        onNone: () => Effect.dieMessage(`withdrawals: idempotency key points at a missing withdrawal ${id}`),
+        onSome: (row) => Effect.succeed(toWithdrawal(row))
+      }))
 
     const withdraw = (partnerId: string, customerId: string, body: WithdrawBody) =>
       actors.run(partnerId, customerId, (customer) =>
@@ -222,9 +222,7 @@ export const layer = Layer.effect(
             message: `A ${row.status} withdrawal cannot be moved to ${moveTarget[move._tag]}`
           })
         }
-        const currency = row.currency as FiatCurrency
-        const amount = BigInt(row.amount)
-        const fee = BigInt(row.fee)
+        const { amount, currency, fee } = row
         const updated = yield* repo.setStatus(row.id, moveTarget[move._tag], move._tag === "Completed" ? null : move.reason, yield* clock.now)
         const view = toWithdrawal(updated)
         const event = yield* outbox.record({
@@ -267,18 +265,20 @@ export const layer = Layer.effect(
       Effect.gen(function*() {
         if (!isUuid(withdrawalId)) return yield* notFound()
         const found = yield* repo.findForPartner(partnerId, withdrawalId.toLowerCase()).pipe(Effect.orDie)
-        if (found === undefined) return yield* notFound()
-        return yield* actors.run(partnerId, found.customerId, () =>
+        if (Option.isNone(found)) return yield* notFound()
+        const { customerId, id } = found.value
+        return yield* actors.run(partnerId, customerId, () =>
           Effect.gen(function*() {
-            const row = (yield* repo.lock(found.id))!
-            return yield* apply(row, outcome)
+            const row = yield* repo.lock(id)
+            if (Option.isNone(row)) return yield* Effect.dieMessage(`withdrawals: withdrawal ${id} vanished`)
+            return yield* apply(row.value, outcome)
           }).pipe(Effect.catchTag("SqlError", Effect.die))).pipe(
             Effect.catchTag("CustomerForbidden", () => Effect.dieMessage("withdrawals: a withdrawal's customer vanished"))
           )
       })
 
     const list = (customer: CustomerRow, page: PageRequest) =>
-      paginate(`withdrawals:${customer.id}`, page, ({ beforeSeq, limit }) => repo.page(customer.id, beforeSeq, limit), (row) => row.seq).pipe(
+      paginate(`withdrawals:${customer.id}`, page, ({ beforeSeq, limit }) => repo.page(customer.id, beforeSeq, limit), (row) => String(row.seq)).pipe(
         Effect.map((result) => ({ items: result.items.map(toWithdrawal), nextCursor: result.nextCursor })),
         Effect.provideService(Cursors, cursors),
         Effect.catchTag("SqlError", Effect.die)
@@ -288,8 +288,8 @@ export const layer = Layer.effect(
       Effect.gen(function*() {
         if (!isUuid(withdrawalId)) return yield* notFound()
         const row = yield* repo.find(customer.id, withdrawalId.toLowerCase()).pipe(Effect.orDie)
-        if (row === undefined) return yield* notFound()
-        return toWithdrawal(row)
+        if (Option.isNone(row)) return yield* notFound()
+        return toWithdrawal(row.value)
       })
 
     return Withdrawals.of({ quote, withdraw, list, get, settle })

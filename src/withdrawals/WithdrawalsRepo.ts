@@ -1,62 +1,103 @@
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
-import type { WithdrawalStatus } from "./Api.js"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Cause, Effect, ParseResult, Schema } from "effect"
+import { type FiatCurrency, supportedCountries } from "../reference/Countries.js"
+import { WithdrawalStatus } from "./Api.js"
 
-export interface WithdrawalRow {
-  readonly id: string
-  readonly seq: string
-  readonly partnerId: string
-  readonly customerId: string
-  readonly reference: string
-  readonly currency: string
-  /** bigint columns arrive as decimal text. */
-  readonly amount: string
-  readonly fee: string
-  readonly totalDebited: string
-  readonly status: WithdrawalStatus
-  readonly failureReason: string | null
-  readonly bankAccountId: string
-  readonly bankCode: string
-  readonly bankName: string
-  readonly accountNumber: string
-  readonly accountName: string
-  readonly reservationId: string
-  readonly createdAt: Date
-  readonly updatedAt: Date
-}
+const FiatCurrencyCode = Schema.Literal(
+  ...(supportedCountries.map((c) => c.currency) as unknown as readonly [FiatCurrency, ...Array<FiatCurrency>])
+)
 
-export interface NewWithdrawalRow extends Omit<WithdrawalRow, "seq" | "amount" | "fee" | "totalDebited"> {
-  readonly amount: bigint
-  readonly fee: bigint
-  readonly totalDebited: bigint
-}
+/** A row of `withdrawals`; the bank account's details are copied at submission. `seq` orders the list (keyset cursor). */
+export const WithdrawalRow = Schema.Struct({
+  id: Schema.String,
+  seq: Schema.BigInt,
+  partnerId: Schema.String,
+  customerId: Schema.String,
+  reference: Schema.String,
+  currency: FiatCurrencyCode,
+  /** Minor units; bigint columns arrive as decimal text. */
+  amount: Schema.BigInt,
+  fee: Schema.BigInt,
+  totalDebited: Schema.BigInt,
+  status: WithdrawalStatus,
+  failureReason: Schema.NullOr(Schema.String),
+  bankAccountId: Schema.String,
+  bankCode: Schema.String,
+  bankName: Schema.String,
+  accountNumber: Schema.String,
+  accountName: Schema.String,
+  reservationId: Schema.String,
+  createdAt: Schema.DateFromSelf,
+  updatedAt: Schema.DateFromSelf
+})
+export interface WithdrawalRow extends Schema.Schema.Type<typeof WithdrawalRow> {}
+
+export const NewWithdrawalRow = WithdrawalRow.omit("seq")
+export type NewWithdrawalRow = typeof NewWithdrawalRow.Type
+
+/** A row that does not decode (or a RETURNING without its row) is a broken invariant: a defect, not a typed error. */
+const orDieOnRow = <A, E, R>(
+  effect: Effect.Effect<A, E | ParseResult.ParseError | Cause.NoSuchElementException, R>
+): Effect.Effect<A, Exclude<E, ParseResult.ParseError | Cause.NoSuchElementException>, R> =>
+  Effect.catchIf(
+    effect,
+    (error): error is ParseResult.ParseError | Cause.NoSuchElementException =>
+      ParseResult.isParseError(error) || Cause.isNoSuchElementException(error),
+    Effect.die
+  )
 
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  return {
-    insert: (row: NewWithdrawalRow) =>
-      sql<WithdrawalRow>`INSERT INTO withdrawals ${sql.insert({ ...row })} RETURNING *`.pipe(Effect.map((rows) => rows[0]!)),
-    find: (customerId: string, id: string) =>
-      sql<WithdrawalRow>`SELECT * FROM withdrawals WHERE id = ${id} AND customer_id = ${customerId}`.pipe(
-        Effect.map((rows) => rows[0])
-      ),
-    findForPartner: (partnerId: string, id: string) =>
-      sql<WithdrawalRow>`SELECT * FROM withdrawals WHERE id = ${id} AND partner_id = ${partnerId}`.pipe(
-        Effect.map((rows) => rows[0])
-      ),
-    findForJob: (id: string) =>
-      sql<WithdrawalRow>`SELECT * FROM withdrawals WHERE id = ${id}`.pipe(Effect.map((rows) => rows[0])),
-    /** Locks the row for the rest of the transaction (the customer row is locked first, always). */
-    lock: (id: string) =>
-      sql<WithdrawalRow>`SELECT * FROM withdrawals WHERE id = ${id} FOR UPDATE`.pipe(Effect.map((rows) => rows[0])),
-    setStatus: (id: string, status: WithdrawalStatus, failureReason: string | null, now: Date) =>
-      sql<WithdrawalRow>`
-        UPDATE withdrawals SET status = ${status}, failure_reason = ${failureReason}, updated_at = ${now}
-        WHERE id = ${id} RETURNING *`.pipe(Effect.map((rows) => rows[0]!)),
-    page: (customerId: string, beforeSeq: string | undefined, limit: number) =>
-      sql<WithdrawalRow>`
+  const insert = SqlSchema.single({
+    Request: NewWithdrawalRow,
+    Result: WithdrawalRow,
+    execute: (row) => sql`INSERT INTO withdrawals ${sql.insert({ ...row })} RETURNING *`
+  })
+  const find = SqlSchema.findOne({
+    Request: Schema.Struct({ customerId: Schema.String, id: Schema.String }),
+    Result: WithdrawalRow,
+    execute: ({ customerId, id }) => sql`SELECT * FROM withdrawals WHERE id = ${id} AND customer_id = ${customerId}`
+  })
+  const findForPartner = SqlSchema.findOne({
+    Request: Schema.Struct({ partnerId: Schema.String, id: Schema.String }),
+    Result: WithdrawalRow,
+    execute: ({ id, partnerId }) => sql`SELECT * FROM withdrawals WHERE id = ${id} AND partner_id = ${partnerId}`
+  })
+  const lock = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: WithdrawalRow,
+    execute: (id) => sql`SELECT * FROM withdrawals WHERE id = ${id} FOR UPDATE`
+  })
+  const setStatus = SqlSchema.single({
+    Request: Schema.Struct({
+      id: Schema.String,
+      status: WithdrawalStatus,
+      failureReason: Schema.NullOr(Schema.String),
+      at: Schema.DateFromSelf
+    }),
+    Result: WithdrawalRow,
+    execute: ({ at, failureReason, id, status }) =>
+      sql`
+        UPDATE withdrawals SET status = ${status}, failure_reason = ${failureReason}, updated_at = ${at}
+        WHERE id = ${id} RETURNING *`
+  })
+  const page = SqlSchema.findAll({
+    Request: Schema.Struct({ customerId: Schema.String, beforeSeq: Schema.UndefinedOr(Schema.String), limit: Schema.Number }),
+    Result: WithdrawalRow,
+    execute: ({ beforeSeq, customerId, limit }) =>
+      sql`
         SELECT * FROM withdrawals
         WHERE customer_id = ${customerId} ${beforeSeq === undefined ? sql`` : sql`AND seq < ${beforeSeq}`}
         ORDER BY seq DESC LIMIT ${limit}`
+  })
+  return {
+    insert: (row: NewWithdrawalRow) => orDieOnRow(insert(row)),
+    find: (customerId: string, id: string) => orDieOnRow(find({ customerId, id })),
+    findForPartner: (partnerId: string, id: string) => orDieOnRow(findForPartner({ partnerId, id })),
+    /** Locks the row for the rest of the transaction (the customer row is locked first, always). */
+    lock: (id: string) => orDieOnRow(lock(id)),
+    setStatus: (id: string, status: WithdrawalStatus, failureReason: string | null, at: Date) =>
+      orDieOnRow(setStatus({ id, status, failureReason, at })),
+    page: (customerId: string, beforeSeq: string | undefined, limit: number) => orDieOnRow(page({ customerId, beforeSeq, limit }))
   }
 })
