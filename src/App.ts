@@ -69,9 +69,11 @@ export const makeServicesLayer = (database: DatabaseLayer, ids: Layer.Layer<Ids.
     Jobs.daemonLayer,
     WebhookSender.layer
   ).pipe(Layer.provideMerge(rails))
-  const tier2 = Layer.mergeAll(Kyc.layer.pipe(Layer.provideMerge(KycDocuments.layer)), LedgerReads.layer, Funding.layer, Webhooks.layer, WebhookDispatcher.layer, Withdrawals.moduleLayer).pipe(Layer.provideMerge(tier1))
+  const tier2 = Layer.mergeAll(Kyc.layer.pipe(Layer.provideMerge(KycDocuments.layer)), LedgerReads.layer, Webhooks.layer, WebhookDispatcher.layer, Withdrawals.moduleLayer).pipe(Layer.provideMerge(tier1))
+  // Funding gates an NGN virtual account on KYC Tier 1 (Kyc.tierStatus).
+  const tier3 = Funding.layer.pipe(Layer.provideMerge(tier2))
   // The rails' answers call the domain's settlement entry points, so they come last.
-  return Simulators.outcomesLayer.pipe(Layer.provideMerge(tier2))
+  return Simulators.outcomesLayer.pipe(Layer.provideMerge(tier3))
 }
 
 /** Handlers of the partner-facing groups (served in both modes). */

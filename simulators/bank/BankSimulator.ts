@@ -47,7 +47,9 @@ export const layer = Layer.effect(
           : Effect.succeed(result)
       },
       issueCollectionAccount: (request) =>
-        Effect.map(ids.bytes(serialDigits(request.country)), (random) => issueCollectionAccount(request.country, random)),
+        Effect.suspend(() =>
+          Effect.map(ids.bytes(serialDigits(request.country)), (random) => issueCollectionAccount(request.country, random))
+        ),
       collectionOpened: (charge) =>
         Effect.gen(function*() {
           // The payer pays by itself only when the policy says so; otherwise a control call (or expiry) decides.

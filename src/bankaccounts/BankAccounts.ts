@@ -1,11 +1,12 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Duration, Effect, Layer, Option } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
+import { Customers } from "../customers/Customers.js"
 import type { CustomerRow } from "../customers/CustomersRepo.js"
 import { BadRequest, type CustomerForbidden, NotFound } from "../http/ApiError.js"
 import { Ids, isUuid } from "../ids/Ids.js"
 import { CustomerActors } from "../ledger/CustomerActors.js"
 import type { CustomerBusy } from "../ledger/Errors.js"
-import { Bank } from "../rails/Bank.js"
+import { Bank, BankUnavailable as BankUnavailableRail, nameEnquiryTimeoutMs } from "../rails/Bank.js"
 import { type CountryCode, fiatCurrencyOf } from "../reference/Countries.js"
 import {
   type BankAccount,
@@ -67,6 +68,7 @@ export const layer = Layer.effect(
     const clock = yield* ServiceClock
     const ids = yield* Ids
     const bank = yield* Bank
+    const customers = yield* Customers
 
     const banks = (country: CountryCode) =>
       Effect.map(bank.banks(country), (list) =>
@@ -75,6 +77,10 @@ export const layer = Layer.effect(
     const resolve = (country: CountryCode, bankCode: string, accountNumber: string) =>
       Effect.gen(function*() {
         const result = yield* bank.nameEnquiry(country, bankCode, accountNumber).pipe(
+          Effect.timeoutFail({
+            duration: Duration.millis(nameEnquiryTimeoutMs),
+            onTimeout: () => new BankUnavailableRail({ reason: "name enquiry timed out" })
+          }),
           Effect.catchTag("BankUnavailable", () =>
             Effect.fail(new BankUnavailable({ message: "The bank did not answer the name enquiry; retry shortly" })))
         )
@@ -101,38 +107,42 @@ export const layer = Layer.effect(
       resolve(input.country ?? customer.country, input.bankCode, input.accountNumber)
 
     const save = (partnerId: string, customerId: string, input: SaveAccountBody) =>
-      actors.run(partnerId, customerId, (customer) =>
-        Effect.gen(function*() {
-          if (Option.isSome(yield* repo.findByNumber(customer.id, input.bankCode, input.accountNumber))) {
-            return yield* new BankAccountAlreadySaved({
-              message: "This bank account is already saved for the customer; make it the default with POST .../accounts/{id}/default"
+      Effect.gen(function*() {
+        // The enquiry runs before the command: a slow bank must not hold the customer's lock.
+        const owner = yield* customers.getOwned(partnerId, customerId)
+        const resolved = yield* resolve(owner.country, input.bankCode, input.accountNumber)
+        return yield* actors.run(partnerId, customerId, (customer) =>
+          Effect.gen(function*() {
+            if (Option.isSome(yield* repo.findByNumber(customer.id, input.bankCode, input.accountNumber))) {
+              return yield* new BankAccountAlreadySaved({
+                message: "This bank account is already saved for the customer; make it the default with POST .../accounts/{id}/default"
+              })
+            }
+            if ((yield* repo.count(customer.id)) >= savedAccountsMax) {
+              return yield* new BankAccountLimitReached({ message: `A customer can save at most ${savedAccountsMax} bank accounts` })
+            }
+            const now = yield* clock.now
+            const hasDefault = Option.isSome(yield* repo.findDefault(customer.id))
+            const row = yield* repo.insert({
+              id: yield* ids.uuid,
+              partnerId,
+              customerId: customer.id,
+              country: resolved.country,
+              currency: resolved.currency,
+              bankCode: resolved.bankCode,
+              bankName: resolved.bankName,
+              accountNumber: resolved.accountNumber,
+              accountName: resolved.accountName,
+              isDefault: false,
+              createdAt: now,
+              updatedAt: now
             })
-          }
-          if ((yield* repo.count(customer.id)) >= savedAccountsMax) {
-            return yield* new BankAccountLimitReached({ message: `A customer can save at most ${savedAccountsMax} bank accounts` })
-          }
-          const resolved = yield* resolve(customer.country, input.bankCode, input.accountNumber)
-          const now = yield* clock.now
-          const hasDefault = Option.isSome(yield* repo.findDefault(customer.id))
-          const row = yield* repo.insert({
-            id: yield* ids.uuid,
-            partnerId,
-            customerId: customer.id,
-            country: resolved.country,
-            currency: resolved.currency,
-            bankCode: resolved.bankCode,
-            bankName: resolved.bankName,
-            accountNumber: resolved.accountNumber,
-            accountName: resolved.accountName,
-            isDefault: false,
-            createdAt: now,
-            updatedAt: now
-          })
-          if (hasDefault && input.isDefault !== true) return toBankAccount(row)
-          const made = yield* repo.setDefault(customer.id, row.id, now)
-          if (Option.isNone(made)) return yield* Effect.dieMessage(`bank accounts: account ${row.id} vanished`)
-          return toBankAccount(made.value)
-        }).pipe(Effect.catchTag("SqlError", Effect.die)))
+            if (hasDefault && input.isDefault !== true) return toBankAccount(row)
+            const made = yield* repo.setDefault(customer.id, row.id, now)
+            if (Option.isNone(made)) return yield* Effect.dieMessage(`bank accounts: account ${row.id} vanished`)
+            return toBankAccount(made.value)
+          }).pipe(Effect.catchTag("SqlError", Effect.die)))
+      })
 
     const list = (customer: CustomerRow) =>
       repo.list(customer.id).pipe(Effect.map((rows) => rows.map(toBankAccount)), Effect.orDie)

@@ -1,10 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Cause, Effect, ParseResult, Schema } from "effect"
-import { CountryCode, type FiatCurrency, supportedCountries } from "../reference/Countries.js"
-
-const FiatCurrencyCode = Schema.Literal(
-  ...(supportedCountries.map((c) => c.currency) as unknown as readonly [FiatCurrency, ...Array<FiatCurrency>])
-)
+import { Effect, Schema } from "effect"
+import { CountryCode, FiatCurrency } from "../reference/Countries.js"
+import { orDieOnRow } from "../db/Rows.js"
 
 /** A row of `bank_accounts`: a saved payout destination, with its full number (the API shows the last four). */
 export const BankAccountRow = Schema.Struct({
@@ -13,7 +10,7 @@ export const BankAccountRow = Schema.Struct({
   partnerId: Schema.String,
   customerId: Schema.String,
   country: CountryCode,
-  currency: FiatCurrencyCode,
+  currency: FiatCurrency,
   bankCode: Schema.String,
   bankName: Schema.String,
   accountNumber: Schema.String,
@@ -28,16 +25,6 @@ export const NewBankAccountRow = BankAccountRow.omit("seq")
 export type NewBankAccountRow = typeof NewBankAccountRow.Type
 
 /** A row that does not decode (or a RETURNING without its row) is a broken invariant: a defect, not a typed error. */
-const orDieOnRow = <A, E, R>(
-  effect: Effect.Effect<A, E | ParseResult.ParseError | Cause.NoSuchElementException, R>
-): Effect.Effect<A, Exclude<E, ParseResult.ParseError | Cause.NoSuchElementException>, R> =>
-  Effect.catchIf(
-    effect,
-    (error): error is ParseResult.ParseError | Cause.NoSuchElementException =>
-      ParseResult.isParseError(error) || Cause.isNoSuchElementException(error),
-    Effect.die
-  )
-
 /** SQL of saved bank accounts. Callers that change rows run inside the customer's command (row locked). */
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient

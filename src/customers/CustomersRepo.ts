@@ -1,10 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Cause, Effect, ParseResult, Schema } from "effect"
-import { CountryCode, type FiatCurrency, supportedCountries } from "../reference/Countries.js"
-
-const FiatCurrencyCode = Schema.Literal(
-  ...(supportedCountries.map((c) => c.currency) as unknown as readonly [FiatCurrency, ...Array<FiatCurrency>])
-)
+import { Effect, Schema } from "effect"
+import { CountryCode, FiatCurrency } from "../reference/Countries.js"
+import { orDieOnRow } from "../db/Rows.js"
 
 /** A row of `customers` as stored; `seq` orders the partner's list (keyset cursor). */
 export const CustomerRow = Schema.Struct({
@@ -17,7 +14,7 @@ export const CustomerRow = Schema.Struct({
   email: Schema.String,
   phoneNumber: Schema.String,
   country: CountryCode,
-  currency: FiatCurrencyCode,
+  currency: FiatCurrency,
   verifiedAt: Schema.NullOr(Schema.DateFromSelf),
   createdAt: Schema.DateFromSelf,
   updatedAt: Schema.DateFromSelf
@@ -30,16 +27,6 @@ export type NewCustomerRow = typeof NewCustomerRow.Type
 const Owned = Schema.Struct({ partnerId: Schema.String, id: Schema.String })
 
 /** A row that does not decode (or a RETURNING without its row) is a broken invariant: a defect, not a typed error. */
-const orDieOnRow = <A, E, R>(
-  effect: Effect.Effect<A, E | ParseResult.ParseError | Cause.NoSuchElementException, R>
-): Effect.Effect<A, Exclude<E, ParseResult.ParseError | Cause.NoSuchElementException>, R> =>
-  Effect.catchIf(
-    effect,
-    (error): error is ParseResult.ParseError | Cause.NoSuchElementException =>
-      ParseResult.isParseError(error) || Cause.isNoSuchElementException(error),
-    Effect.die
-  )
-
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const insert = SqlSchema.single({

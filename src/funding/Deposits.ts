@@ -1,5 +1,5 @@
 import { SqlClient, type SqlError } from "@effect/sql"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import type { CustomerRow } from "../customers/CustomersRepo.js"
 import { Outbox } from "../events/Events.js"
@@ -8,7 +8,7 @@ import { Ids } from "../ids/Ids.js"
 import { CustomerActors } from "../ledger/CustomerActors.js"
 import type { CustomerBusy } from "../ledger/Errors.js"
 import * as Ledger from "../ledger/Ledger.js"
-import { type Asset, describeAmountProblem, parseAmount, toDecimalString } from "../money/Money.js"
+import { type Asset, describeAmountProblem, isAsset, parseAmount, toDecimalString } from "../money/Money.js"
 import { Chain } from "../rails/Chain.js"
 import { findNetwork, networks, supportsAsset, unsupportedEvmNetworks } from "../reference/Networks.js"
 import { type CreateDeposit, type Deposit, type DepositAddress, TxHashInUse } from "./Api.js"
@@ -42,6 +42,19 @@ const unsupportedAmount = (value: number): { ok: true; text: string } | { ok: fa
   return { ok: true, text }
 }
 
+/** What a supported deposit credits; an unsupported one credits nothing. */
+interface Credit {
+  readonly asset: Asset
+  readonly minor: bigint
+}
+
+/** A validated deposit: the network whose address received it, its exact amount text, and what it credits. */
+interface Plan {
+  readonly addressNetwork: string
+  readonly amountText: string
+  readonly credit: Credit | undefined
+}
+
 /** A deposit as the chain reports it: the transaction hash is always known. */
 export type ConfirmedDeposit = CreateDeposit & { readonly txHash: string }
 
@@ -50,7 +63,7 @@ const familyOf = (network: string) => (findNetwork(network)?.evm === false ? net
 
 export class Deposits extends Context.Tag("Deposits")<Deposits, {
   /** One address per supported network, issued on the first read and the same on every later read. */
-  readonly addresses: (customer: CustomerRow) => Effect.Effect<ReadonlyArray<DepositAddress>>
+  readonly addresses: (customer: CustomerRow) => Effect.Effect<ReadonlyArray<DepositAddress>, CustomerBusy>
   /**
    * The chain rail's entry point for a confirmed on-chain deposit to the customer's address (or an unsupported
    * one, `unsupported: true`): from the sandbox control, or a live custody provider's callback.
@@ -102,15 +115,23 @@ export const layer = Layer.effect(
         return yield* Effect.dieMessage(`deposits: could not issue addresses after ${issueAttemptsMax} attempts`)
       })
 
+    /** Read first; only a customer still missing an address issues them, as a command of the customer's actor. */
     const addresses = (customer: CustomerRow) =>
-      Effect.map(issued(customer), (byNetwork) =>
-        networks.map((n) => ({
+      Effect.gen(function*() {
+        const stored = yield* repo.addresses(customer.id)
+        const byNetwork = stored.length === networks.length
+          ? new Map(stored.map((row) => [row.network, row.address]))
+          : yield* actors.run(customer.partnerId, customer.id, (locked) => issued(locked).pipe(Effect.orDie)).pipe(
+            Effect.catchTag("CustomerForbidden", () => Effect.dieMessage("deposits: a customer vanished"))
+          )
+        return networks.map((n) => ({
           network: n.network,
           displayName: n.displayName,
           address: byNetwork.get(n.network)!,
           assets: [...n.assets],
           confirmations: n.confirmations
-        }))).pipe(Effect.provideService(SqlClient.SqlClient, sql), Effect.catchTag("SqlError", Effect.die))
+        }))
+      }).pipe(Effect.provideService(SqlClient.SqlClient, sql), Effect.catchTag("SqlError", Effect.die))
 
     /** Validates the request before anything is written: which network family, which address, what amount. */
     const plan = (input: CreateDeposit) => {
@@ -129,21 +150,21 @@ export const layer = Layer.effect(
         const amount = unsupportedAmount(input.amount)
         if (!amount.ok) return bad(amount.message)
         const addressNetwork = known?.network ?? networks.find((n) => n.evm)!.network
-        return Effect.succeed({ addressNetwork, amountText: amount.text, minor: undefined as bigint | undefined })
+        return Effect.succeed<Plan>({ addressNetwork, amountText: amount.text, credit: undefined })
       }
       if (known === undefined) {
         return bad(`network: must be one of ${networks.map((n) => n.network).join(", ")} (got ${input.network})`)
       }
-      if (!supportsAsset(known.network, input.asset)) {
-        return bad(`asset: ${input.asset} is not supported on ${known.network}; supported: ${known.assets.join(", ")}`)
+      const asset = input.asset
+      if (!isAsset(asset) || !supportsAsset(known.network, asset)) {
+        return bad(`asset: ${asset} is not supported on ${known.network}; supported: ${known.assets.join(", ")}`)
       }
-      const asset = input.asset as Asset
       const parsed = parseAmount(asset, input.amount)
       if (!parsed.ok) return bad(`amount: ${describeAmountProblem(parsed.problem, asset)}`)
-      return Effect.succeed({
+      return Effect.succeed<Plan>({
         addressNetwork: known.network,
         amountText: toDecimalString(asset, parsed.minor),
-        minor: parsed.minor as bigint | undefined
+        credit: { asset, minor: parsed.minor }
       })
     }
 
@@ -168,12 +189,14 @@ export const layer = Layer.effect(
               amount: planned.amountText,
               txHash,
               address,
-              status: planned.minor === undefined ? "UNSUPPORTED" : "CREDITED",
+              status: planned.credit === undefined ? "UNSUPPORTED" : "CREDITED",
               createdAt: yield* clock.now
             })
-            if (inserted === undefined) {
+            if (Option.isNone(inserted)) {
               // A repeated transaction hash: the chain shows one transfer, so it is recorded (and credited) once.
-              const existing = (yield* repo.depositByTx(partnerId, input.network, txHash))!
+              const found = yield* repo.depositByTx(partnerId, input.network, txHash)
+              if (Option.isNone(found)) return yield* Effect.dieMessage(`deposits: ${txHash} conflicted but is not recorded`)
+              const existing = found.value
               if (existing.customerId !== customer.id) {
                 return yield* new TxHashInUse({
                   message: `txHash ${txHash} on ${input.network} is already recorded as another customer's deposit`
@@ -181,7 +204,7 @@ export const layer = Layer.effect(
               }
               return toDeposit(existing)
             }
-            const deposit = toDeposit(inserted)
+            const deposit = toDeposit(inserted.value)
             const data = {
               customerId: customer.id,
               asset: deposit.asset,
@@ -190,11 +213,11 @@ export const layer = Layer.effect(
               txHash: deposit.txHash,
               address: deposit.address
             }
-            if (planned.minor === undefined) {
+            if (planned.credit === undefined) {
               yield* outbox.record({ partnerId, customerId: customer.id, type: "deposit.unsupported", data })
               return deposit
             }
-            const asset = input.asset as Asset
+            const { asset, minor } = planned.credit
             const event = yield* outbox.record({ partnerId, customerId: customer.id, type: "deposit.received", data })
             yield* ledger.post({
               partnerId,
@@ -205,8 +228,8 @@ export const layer = Layer.effect(
               reference: txHash,
               eventId: event.envelope.id,
               postings: [
-                { account: Ledger.available(customer.id, asset), amount: planned.minor },
-                { account: Ledger.house(omnibusAccount(input.network), asset), amount: -planned.minor }
+                { account: Ledger.available(customer.id, asset), amount: minor },
+                { account: Ledger.house(omnibusAccount(input.network), asset), amount: -minor }
               ]
             }).pipe(Effect.catchTag("InsufficientBalance", Effect.die))
             return deposit

@@ -1,4 +1,4 @@
-import { Context, Effect, Layer, Schema } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import type { CustomerRow } from "../customers/CustomersRepo.js"
 import { Outbox } from "../events/Events.js"
@@ -11,7 +11,8 @@ import { CustomerActors } from "../ledger/CustomerActors.js"
 import type { CustomerBusy, ReferenceInUse } from "../ledger/Errors.js"
 import { Idempotency } from "../ledger/Idempotency.js"
 import { Ledger } from "../ledger/Ledger.js"
-import { type Asset, describeAmountProblem, parseAmount, toNumber } from "../money/Money.js"
+import { describeAmountProblem, parseAmount, toNumber } from "../money/Money.js"
+import { Partners } from "../partners/Partners.js"
 import { Bank } from "../rails/Bank.js"
 import { type FundingCharge, FundingChargeNotFound, FundingChargeNotPending, type FundingChargeStatus } from "./Api.js"
 import { creditFiat } from "./FundingReceipts.js"
@@ -35,29 +36,26 @@ export const chargeTypeOf = (currency: string): "bank_transfer" | "eft" => (curr
 const effectiveStatus = (row: FundingRepo.ChargeRow, now: Date): FundingChargeStatus =>
   row.status === "PENDING" && now.getTime() >= row.expiresAt.getTime() ? "EXPIRED" : row.status
 
-export const toCharge = (row: FundingRepo.ChargeRow, now: Date): FundingCharge => {
-  const currency = row.currency as Asset
-  return {
-    id: row.id,
-    customerId: row.customerId,
-    reference: row.reference,
-    type: row.type,
-    currency: row.currency,
-    amount: toNumber(currency, BigInt(row.amount)),
-    amountPaid: row.amountPaid === null ? null : toNumber(currency, BigInt(row.amountPaid)),
-    status: effectiveStatus(row, now),
-    accountNumber: row.accountNumber,
-    accountName: row.accountName,
-    bankName: row.bankName,
-    bankCode: row.bankCode,
-    narration: row.narration,
-    expiresAt: row.expiresAt,
-    redirectUrl: row.redirectUrl,
-    paidAt: row.paidAt,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt
-  }
-}
+export const toCharge = (row: FundingRepo.ChargeRow, now: Date): FundingCharge => ({
+  id: row.id,
+  customerId: row.customerId,
+  reference: row.reference,
+  type: row.type,
+  currency: row.currency,
+  amount: toNumber(row.currency, row.amount),
+  amountPaid: row.amountPaid === null ? null : toNumber(row.currency, row.amountPaid),
+  status: effectiveStatus(row, now),
+  accountNumber: row.accountNumber,
+  accountName: row.accountName,
+  bankName: row.bankName,
+  bankCode: row.bankCode,
+  narration: row.narration,
+  expiresAt: row.expiresAt,
+  redirectUrl: row.redirectUrl,
+  paidAt: row.paidAt,
+  createdAt: row.createdAt,
+  updatedAt: row.updatedAt
+})
 
 /** The charge as event data (timestamps as ISO strings). */
 export const chargeEventData = (charge: FundingCharge): Record<string, unknown> =>
@@ -106,6 +104,7 @@ export const layer = Layer.effect(
     const jobs = yield* Jobs
     const bank = yield* Bank
     const cursors = yield* Cursors
+    const partners = yield* Partners
 
     const narration = Effect.map(ids.bytes(10), (bytes) =>
       "FC" + Array.from(bytes, (b) => narrationAlphabet[b % narrationAlphabet.length]).join(""))
@@ -113,15 +112,15 @@ export const layer = Layer.effect(
     const load = (id: string) =>
       Effect.gen(function*() {
         const row = yield* repo.charge(id)
-        if (row === undefined) return yield* Effect.dieMessage(`funding: charge ${id} vanished`)
-        return toCharge(row, yield* clock.now)
+        if (Option.isNone(row)) return yield* Effect.dieMessage(`funding: charge ${id} vanished`)
+        return toCharge(row.value, yield* clock.now)
       })
 
     const insertNew = (customer: CustomerRow, id: string, reference: string, amount: bigint, eftBaseUrl: string) =>
       Effect.gen(function*() {
         const now = yield* clock.now
         const type = chargeTypeOf(customer.currency)
-        const partnerName = yield* repo.partnerName(customer.partnerId)
+        const partnerName = yield* partners.name(customer.partnerId)
         const common = {
           id,
           partnerId: customer.partnerId,
@@ -194,7 +193,7 @@ export const layer = Layer.effect(
     ) =>
       actors.run(partnerId, customerId, (customer) =>
         Effect.gen(function*() {
-          const currency = customer.currency as Asset
+          const currency = customer.currency
           const parsed = parseAmount(currency, input.amount)
           if (!parsed.ok) return yield* new BadRequest({ message: `amount: ${describeAmountProblem(parsed.problem, currency)}` })
           const reference = input.reference ?? (yield* idempotency.generate)
@@ -212,7 +211,7 @@ export const layer = Layer.effect(
           "funding_charges",
           page,
           ({ beforeSeq, limit }) => repo.chargesPage(customer.id, beforeSeq, limit),
-          (row) => row.seq
+          (row) => String(row.seq)
         )
         return { items: result.items.map((row) => toCharge(row, now)), nextCursor: result.nextCursor }
       }).pipe(Effect.provideService(Cursors, cursors), Effect.catchTag("SqlError", Effect.die))
@@ -221,8 +220,8 @@ export const layer = Layer.effect(
       Effect.gen(function*() {
         if (!isUuid(chargeId)) return yield* FundingChargeNotFound.standard()
         const row = yield* repo.charge(chargeId.toLowerCase())
-        if (row === undefined || row.customerId !== customer.id) return yield* FundingChargeNotFound.standard()
-        return toCharge(row, yield* clock.now)
+        if (Option.isNone(row) || row.value.customerId !== customer.id) return yield* FundingChargeNotFound.standard()
+        return toCharge(row.value, yield* clock.now)
       }).pipe(Effect.catchTag("SqlError", Effect.die))
 
     /** Why a charge cannot take money now, or undefined when it can. */
@@ -242,27 +241,27 @@ export const layer = Layer.effect(
       Effect.gen(function*() {
         const at = yield* clock.now
         const paid = yield* repo.markPaid(row.id, amount, at)
-        if (paid === undefined) return yield* Effect.dieMessage(`funding: charge ${row.id} was not PENDING when paid`)
+        if (Option.isNone(paid)) return yield* Effect.dieMessage(`funding: charge ${row.id} was not PENDING when paid`)
         yield* creditFiat({ repo, outbox, ledger, ids }, {
           partnerId: row.partnerId,
           customerId: row.customerId,
           method: "charge",
           chargeId: row.id,
-          currency: row.currency as Asset,
+          currency: row.currency,
           amount,
           reference: row.reference,
           narration: row.narration,
           at
         })
-        return toCharge(paid, at)
+        return toCharge(paid.value, at)
       })
 
     const close = (row: FundingRepo.ChargeRow, status: "EXPIRED" | "CANCELLED") =>
       Effect.gen(function*() {
         const at = yield* clock.now
         const closed = yield* repo.markClosed(row.id, status, at)
-        if (closed === undefined) return yield* Effect.dieMessage(`funding: charge ${row.id} was not PENDING when closed`)
-        const charge = toCharge(closed, at)
+        if (Option.isNone(closed)) return yield* Effect.dieMessage(`funding: charge ${row.id} was not PENDING when closed`)
+        const charge = toCharge(closed.value, at)
         yield* outbox.record({
           partnerId: row.partnerId,
           customerId: row.customerId,
@@ -272,12 +271,19 @@ export const layer = Layer.effect(
         return charge
       })
 
+    /** A charge found before its customer was locked, read again inside the command; it cannot vanish meanwhile. */
+    const locked = (id: string) =>
+      Effect.flatMap(repo.charge(id), Option.match({
+        onNone: () => Effect.dieMessage(`funding: charge ${id} vanished`),
+        onSome: Effect.succeed
+      }))
+
     const ownedByPartner = (partnerId: string, chargeId: string) =>
       Effect.gen(function*() {
         if (!isUuid(chargeId)) return yield* FundingChargeNotFound.standard()
         const row = yield* repo.chargeOfPartner(partnerId, chargeId.toLowerCase())
-        if (row === undefined) return yield* FundingChargeNotFound.standard()
-        return row
+        if (Option.isNone(row)) return yield* FundingChargeNotFound.standard()
+        return row.value
       }).pipe(Effect.catchTag("SqlError", Effect.die))
 
     const settle = (partnerId: string, chargeId: string, amount: number | undefined) =>
@@ -285,11 +291,11 @@ export const layer = Layer.effect(
         const found = yield* ownedByPartner(partnerId, chargeId)
         const result = yield* actors.run(partnerId, found.customerId, () =>
           Effect.gen(function*() {
-            const row = (yield* repo.charge(found.id))!
+            const row = yield* locked(found.id)
             const refused = refusal(row, yield* clock.now)
             if (refused !== undefined) return yield* refused
-            const currency = row.currency as Asset
-            let minor = BigInt(row.amount)
+            const currency = row.currency
+            let minor = row.amount
             if (amount !== undefined) {
               const parsed = parseAmount(currency, amount)
               if (!parsed.ok) return yield* new BadRequest({ message: `amount: ${describeAmountProblem(parsed.problem, currency)}` })
@@ -307,8 +313,8 @@ export const layer = Layer.effect(
       Effect.gen(function*() {
         if (!tokenPattern.test(token)) return yield* FundingChargeNotFound.standard()
         const row = yield* repo.chargeByToken(token)
-        if (row === undefined) return yield* FundingChargeNotFound.standard()
-        return row
+        if (Option.isNone(row)) return yield* FundingChargeNotFound.standard()
+        return row.value
       }).pipe(Effect.catchTag("SqlError", Effect.die))
 
     const eftPage = (token: string) =>
@@ -316,7 +322,7 @@ export const layer = Layer.effect(
         const row = yield* byToken(token)
         return {
           charge: toCharge(row, yield* clock.now),
-          partnerName: yield* repo.partnerName(row.partnerId).pipe(Effect.orDie),
+          partnerName: yield* partners.name(row.partnerId),
           notice: null
         }
       })
@@ -324,14 +330,14 @@ export const layer = Layer.effect(
     const eftDecide = (token: string, action: "authorize" | "cancel") =>
       Effect.gen(function*() {
         const found = yield* byToken(token)
-        const partnerName = yield* repo.partnerName(found.partnerId).pipe(Effect.orDie)
+        const partnerName = yield* partners.name(found.partnerId)
         return yield* actors.run(found.partnerId, found.customerId, () =>
           Effect.gen(function*() {
-            const row = (yield* repo.charge(found.id))!
+            const row = yield* locked(found.id)
             const now = yield* clock.now
             const refused = refusal(row, now)
             if (refused !== undefined) return { charge: toCharge(row, now), partnerName, notice: refused.message }
-            const charge = action === "authorize" ? yield* markPaid(row, BigInt(row.amount)) : yield* close(row, "CANCELLED")
+            const charge = action === "authorize" ? yield* markPaid(row, row.amount) : yield* close(row, "CANCELLED")
             return {
               charge,
               partnerName,
@@ -347,8 +353,8 @@ export const layer = Layer.effect(
       actors.run(job.partnerId, job.customerId ?? "", () =>
         Effect.gen(function*() {
           const row = yield* repo.charge(chargeId)
-          if (row === undefined || row.status !== "PENDING") return
-          yield* close(row, "EXPIRED")
+          if (Option.isNone(row) || row.value.status !== "PENDING") return
+          yield* close(row.value, "EXPIRED")
         })))
 
     return FundingCharges.of({ create, list, get, settle, eftPage, eftDecide })

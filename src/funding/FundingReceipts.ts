@@ -3,7 +3,8 @@ import { Effect } from "effect"
 import type { Outbox } from "../events/Events.js"
 import type { Ids } from "../ids/Ids.js"
 import * as Ledger from "../ledger/Ledger.js"
-import { type Asset, toNumber } from "../money/Money.js"
+import { toNumber } from "../money/Money.js"
+import type { FiatCurrency } from "../reference/Countries.js"
 import type { FundingReceipt } from "./Api.js"
 import type { FundingRepo, ReceiptRow } from "./FundingRepo.js"
 
@@ -16,7 +17,7 @@ export const toReceipt = (row: ReceiptRow): FundingReceipt => ({
   method: row.method,
   chargeId: row.chargeId,
   currency: row.currency,
-  amount: toNumber(row.currency as Asset, BigInt(row.amount)),
+  amount: toNumber(row.currency, row.amount),
   reference: row.reference,
   narration: row.narration,
   createdAt: row.createdAt
@@ -27,7 +28,7 @@ export interface FiatArrival {
   readonly customerId: string
   readonly method: "virtual_account" | "charge"
   readonly chargeId: string | null
-  readonly currency: Asset
+  readonly currency: FiatCurrency
   readonly amount: bigint
   readonly reference: string
   readonly narration: string

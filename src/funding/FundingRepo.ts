@@ -1,11 +1,8 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Cause, Effect, Option, ParseResult, Schema } from "effect"
-import { type FiatCurrency, supportedCountries } from "../reference/Countries.js"
+import { Effect, Option, Schema } from "effect"
+import { FiatCurrency } from "../reference/Countries.js"
 import { FundingChargeStatus, FundingChargeType } from "./Api.js"
-
-const FiatCurrencyCode = Schema.Literal(
-  ...(supportedCountries.map((c) => c.currency) as unknown as readonly [FiatCurrency, ...Array<FiatCurrency>])
-)
+import { orDieOnRow } from "../db/Rows.js"
 
 /** A customer's dedicated collection account (one per customer). */
 export const VirtualAccountRow = Schema.Struct({
@@ -15,7 +12,7 @@ export const VirtualAccountRow = Schema.Struct({
   accountName: Schema.String,
   bankName: Schema.String,
   bankCode: Schema.String,
-  currency: FiatCurrencyCode,
+  currency: FiatCurrency,
   status: Schema.Literal("active"),
   createdAt: Schema.DateFromSelf
 })
@@ -29,7 +26,7 @@ export const ChargeRow = Schema.Struct({
   customerId: Schema.String,
   reference: Schema.String,
   type: FundingChargeType,
-  currency: FiatCurrencyCode,
+  currency: FiatCurrency,
   amount: Schema.BigInt,
   amountPaid: Schema.NullOr(Schema.BigInt),
   status: FundingChargeStatus,
@@ -58,7 +55,7 @@ export const ReceiptRow = Schema.Struct({
   customerId: Schema.String,
   method: Schema.Literal("virtual_account", "charge"),
   chargeId: Schema.NullOr(Schema.String),
-  currency: FiatCurrencyCode,
+  currency: FiatCurrency,
   amount: Schema.BigInt,
   reference: Schema.String,
   narration: Schema.String,
@@ -100,16 +97,6 @@ export const NewDepositRow = DepositRow.omit("seq")
 export type NewDepositRow = typeof NewDepositRow.Type
 
 /** A row that does not decode (or a RETURNING without its row) is a broken invariant: a defect, not a typed error. */
-const orDieOnRow = <A, E, R>(
-  effect: Effect.Effect<A, E | ParseResult.ParseError | Cause.NoSuchElementException, R>
-): Effect.Effect<A, Exclude<E, ParseResult.ParseError | Cause.NoSuchElementException>, R> =>
-  Effect.catchIf(
-    effect,
-    (error): error is ParseResult.ParseError | Cause.NoSuchElementException =>
-      ParseResult.isParseError(error) || Cause.isNoSuchElementException(error),
-    Effect.die
-  )
-
 /** SQL of the funding tables; callers own the transaction boundary. */
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient

@@ -1,5 +1,5 @@
 import { SqlClient, type SqlError } from "@effect/sql"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import type { CustomerRow } from "../customers/CustomersRepo.js"
 import { Outbox } from "../events/Events.js"
@@ -8,7 +8,8 @@ import { Ids } from "../ids/Ids.js"
 import { CustomerActors } from "../ledger/CustomerActors.js"
 import type { CustomerBusy } from "../ledger/Errors.js"
 import { Ledger } from "../ledger/Ledger.js"
-import { type Asset, describeAmountProblem, parseAmount } from "../money/Money.js"
+import { Kyc } from "../kyc/Kyc.js"
+import { describeAmountProblem, parseAmount } from "../money/Money.js"
 import { Bank } from "../rails/Bank.js"
 import { type FundingReceipt, Tier1Required, type VirtualAccount, VirtualAccountNotIssued } from "./Api.js"
 import { creditFiat } from "./FundingReceipts.js"
@@ -40,7 +41,7 @@ export const sessionReference = (bankCode: string, at: Date, random: Uint8Array)
 
 export class VirtualAccounts extends Context.Tag("VirtualAccounts")<VirtualAccounts, {
   /** The customer's dedicated account, issued on the first read; NGN needs Tier 1 approved first. */
-  readonly getOrIssue: (customer: CustomerRow) => Effect.Effect<VirtualAccount, Tier1Required>
+  readonly getOrIssue: (customer: CustomerRow) => Effect.Effect<VirtualAccount, Tier1Required | CustomerBusy>
   /**
    * The bank rail's entry point for a transfer that arrived in the customer's virtual account: from the sandbox
    * control, or a live bank's callback.
@@ -63,12 +64,13 @@ export const layer = Layer.effect(
     const ledger = yield* Ledger
     const actors = yield* CustomerActors
     const bank = yield* Bank
+    const kyc = yield* Kyc
 
     const issue = (customer: CustomerRow): Effect.Effect<FundingRepo.VirtualAccountRow, SqlError.SqlError> =>
       Effect.gen(function*() {
         for (let attempt = 0; attempt < issueAttemptsMax; attempt++) {
           const existing = yield* repo.virtualAccount(customer.id)
-          if (existing !== undefined) return existing
+          if (Option.isSome(existing)) return existing.value
           const account = yield* bank.issueCollectionAccount({
             partnerId: customer.partnerId,
             customerId: customer.id,
@@ -91,30 +93,37 @@ export const layer = Layer.effect(
         return yield* Effect.dieMessage(`virtual accounts: no free account number after ${issueAttemptsMax} draws`)
       })
 
+    /** Read first; only a customer without an account issues one, as a command of the customer's actor. */
     const getOrIssue = (customer: CustomerRow) =>
       Effect.gen(function*() {
         const existing = yield* repo.virtualAccount(customer.id)
-        if (existing !== undefined) return toView(existing)
-        if (customer.currency === "NGN" && (yield* repo.tier1Status(customer.id)) !== "APPROVED") {
-          return yield* new Tier1Required({
-            message: "An NGN virtual account is issued only after KYC Tier 1 (BVN and NIN) is approved"
-          })
-        }
-        return toView(yield* issue(customer))
+        if (Option.isSome(existing)) return toView(existing.value)
+        return yield* actors.run(customer.partnerId, customer.id, (locked) =>
+          Effect.gen(function*() {
+            if (locked.currency === "NGN" && (yield* kyc.tierStatus(locked.id, 1)) !== "APPROVED") {
+              return yield* new Tier1Required({
+                message: "An NGN virtual account is issued only after KYC Tier 1 (BVN and NIN) is approved"
+              })
+            }
+            return toView(yield* issue(locked))
+          }).pipe(Effect.catchTag("SqlError", Effect.die))).pipe(
+            Effect.catchTag("CustomerForbidden", () => Effect.dieMessage("virtual accounts: a customer vanished"))
+          )
       }).pipe(Effect.catchTag("SqlError", Effect.die))
 
     const credit = (partnerId: string, customerId: string, input: { readonly amount: number; readonly narration?: string | undefined }) =>
       actors.run(partnerId, customerId, (customer) =>
         Effect.gen(function*() {
-          const currency = customer.currency as Asset
+          const currency = customer.currency
           const parsed = parseAmount(currency, input.amount)
           if (!parsed.ok) return yield* new BadRequest({ message: `amount: ${describeAmountProblem(parsed.problem, currency)}` })
-          const account = yield* repo.virtualAccount(customer.id)
-          if (account === undefined) {
+          const found = yield* repo.virtualAccount(customer.id)
+          if (Option.isNone(found)) {
             return yield* new VirtualAccountNotIssued({
               message: "The customer has no virtual account yet; read GET .../virtual-account first to issue it"
             })
           }
+          const account = found.value
           const at = yield* clock.now
           return yield* creditFiat({ repo, outbox, ledger, ids }, {
             partnerId,

@@ -3,6 +3,7 @@ import { Cause, Context, Duration, Effect, Exit, Layer, Option, ParseResult, Que
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { EventBus, transaction } from "../events/Events.js"
 import { Ids } from "../ids/Ids.js"
+import { orDieOnRow } from "../db/Rows.js"
 
 /**
  * Durable scheduled jobs: "do X for this customer at time T on the service clock". A job is a row written in
@@ -128,16 +129,6 @@ export const layer = Layer.effect(
       execute: (id) => sql`SELECT ${sql.literal(columns)} FROM jobs WHERE id = ${id}`
     })
     /** A row that does not decode (or a RETURNING without its row) is a broken invariant: a defect. */
-    const orDieOnRow = <A, E, R>(
-      effect: Effect.Effect<A, E | ParseResult.ParseError | Cause.NoSuchElementException, R>
-    ): Effect.Effect<A, Exclude<E, ParseResult.ParseError | Cause.NoSuchElementException>, R> =>
-      Effect.catchIf(
-        effect,
-        (error): error is ParseResult.ParseError | Cause.NoSuchElementException =>
-          ParseResult.isParseError(error) || Cause.isNoSuchElementException(error),
-        Effect.die
-      )
-
     const schedule = (job: NewJob) =>
       Effect.gen(function*() {
         const now = yield* clock.now

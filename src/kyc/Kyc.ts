@@ -1,5 +1,5 @@
 import { SqlClient, SqlError } from "@effect/sql"
-import { Context, Duration, Effect, Layer } from "effect"
+import { Context, Duration, Effect, Layer, Option } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { Customers } from "../customers/Customers.js"
 import type { CustomerRow } from "../customers/CustomersRepo.js"
@@ -77,6 +77,8 @@ export class Kyc extends Context.Tag("Kyc")<Kyc, {
    * as re-submitted (the request completes when none are left).
    */
   readonly satisfyReverification: (customerId: string, level: Level) => Effect.Effect<void>
+  /** The status of the customer's newest submission of a tier (NOT_STARTED when none): for other modules' gates. */
+  readonly tierStatus: (customerId: string, level: Level) => Effect.Effect<KycStatus>
 }>() {}
 
 export const layer = Layer.effect(
@@ -111,14 +113,14 @@ export const layer = Layer.effect(
       Effect.gen(function*() {
         const statuses: Record<Level, KycStatus> = { 1: "NOT_STARTED", 2: "NOT_STARTED", 3: "NOT_STARTED" }
         for (const level of [1, 2, 3] as const) {
-          const row = yield* repo.latestRecord(customerId, level, false)
-          if (row !== undefined) statuses[level] = row.status
+          const row = yield* repo.findLatestRecord(customerId, level, false)
+          if (Option.isSome(row)) statuses[level] = row.value.status
         }
         return statuses
       })
 
     const outstandingOf = (customerId: string) =>
-      Effect.map(repo.openReverification(customerId, false), (row) => row?.outstanding ?? [])
+      Effect.map(repo.findOpenReverification(customerId, false), Option.match({ onNone: () => [], onSome: (row) => row.outstanding }))
 
     const checkEligible = (customerId: string, level: Level) =>
       Effect.gen(function*() {
@@ -137,8 +139,9 @@ export const layer = Layer.effect(
 
     const satisfyReverification = (customerId: string, level: Level) =>
       Effect.gen(function*() {
-        const open = yield* repo.openReverification(customerId, true)
-        if (open === undefined) return
+        const found = yield* repo.findOpenReverification(customerId, true)
+        if (Option.isNone(found)) return
+        const open = found.value
         const remaining = remainingAfter(open.outstanding, level)
         if (remaining.length !== open.outstanding.length) yield* repo.updateOutstanding(open.id, remaining, yield* clock.now)
       }).pipe(Effect.orDie)
@@ -151,7 +154,7 @@ export const layer = Layer.effect(
         data: {
           customerId: row.customerId,
           kycId: row.id,
-          level: Number(row.level),
+          level: row.level,
           status: row.status,
           ...(reason === null ? {} : { reason })
         }
@@ -174,7 +177,7 @@ export const layer = Layer.effect(
           decidedBy,
           at
         })
-        if (status === "APPROVED" && Number(row.level) === 1) yield* repo.markCustomerVerified(row.customerId, at)
+        if (status === "APPROVED" && row.level === 1) yield* customers.markVerified(row.customerId, at)
         yield* statusEvent(decided, reason)
         return decided
       })
@@ -216,7 +219,7 @@ export const layer = Layer.effect(
             createdAt: now,
             updatedAt: now
           })
-          if (verdict.status === "APPROVED") yield* repo.markCustomerVerified(customer.id, now)
+          if (verdict.status === "APPROVED") yield* customers.markVerified(customer.id, now)
           yield* statusEvent(row, verdict.reason)
           yield* satisfyReverification(customer.id, 1)
           return { status: row.status, record: toRecord(row) }
@@ -293,10 +296,11 @@ export const layer = Layer.effect(
       Effect.gen(function*() {
         const notFound = new NotFound({ message: "No document check with this id" })
         if (!isUuid(checkId)) return yield* notFound
-        const found = yield* repo.findRecord(partnerId, checkId.toLowerCase()).pipe(Effect.orDie)
-        if (found === undefined || Number(found.level) !== 2) return yield* notFound
+        const record = yield* repo.findPartnerRecord(partnerId, checkId.toLowerCase()).pipe(Effect.orDie)
+        if (Option.isNone(record) || record.value.level !== 2) return yield* notFound
+        const found = record.value
         yield* command(partnerId, found.customerId, () => Effect.gen(function*() {
-          const row = yield* repo.lockRecord(found.id)
+          const row = Option.getOrUndefined(yield* repo.findLockedRecord(found.id))
           if (row === undefined || row.status !== "PENDING") return
           const status = verdict._tag === "Pass" ? "APPROVED" : verdict._tag === "Review" ? "REVIEW" : "REJECTED"
           yield* applyDecision(row, status, verdict._tag === "Pass" ? null : verdict.reason, "rail")
@@ -314,7 +318,7 @@ export const layer = Layer.effect(
           return yield* new BadRequest({ message: "reason: is required when status is REJECTED" })
         }
         return yield* command(partnerId, customerId, (customer) => Effect.gen(function*() {
-          const row = yield* repo.latestRecord(customer.id, level, true)
+          const row = Option.getOrUndefined(yield* repo.findLatestRecord(customer.id, level, true))
           if (row === undefined || (row.status !== "PENDING" && row.status !== "REVIEW")) {
             return yield* new KycNotAwaitingDecision({
               message: `Tier ${level} has no submission awaiting a decision (status ${row?.status ?? "NOT_STARTED"})`
@@ -333,7 +337,7 @@ export const layer = Layer.effect(
     const reverification = (partnerId: string, customerId: string) =>
       Effect.gen(function*() {
         const customer = yield* customers.getOwned(partnerId, customerId)
-        const open = yield* repo.openReverification(customer.id, false).pipe(Effect.orDie)
+        const open = Option.getOrUndefined(yield* repo.findOpenReverification(customer.id, false).pipe(Effect.orDie))
         return open === undefined ? null : toReverification(open)
       })
 
@@ -343,7 +347,7 @@ export const layer = Layer.effect(
         // One snapshot, so that the tiers, the records and nextRequired agree with each other.
         const { rows, open } = yield* sql.withTransaction(Effect.all({
           rows: repo.listRecords(customer.id),
-          open: repo.openReverification(customer.id, false)
+          open: Effect.map(repo.findOpenReverification(customer.id, false), Option.getOrUndefined)
         })).pipe(Effect.orDie)
         return summarise(rows, open)
       })
@@ -378,6 +382,12 @@ export const layer = Layer.effect(
         }))
       }).pipe(Effect.withSpan("Kyc.requestReverification"))
 
+    const tierStatus = (customerId: string, level: Level) =>
+      repo.findLatestRecord(customerId, level, false).pipe(
+        Effect.map(Option.match({ onNone: (): KycStatus => "NOT_STARTED", onSome: (row) => row.status })),
+        Effect.orDie
+      )
+
     return Kyc.of({
       submitTier1,
       submitTier2,
@@ -387,7 +397,8 @@ export const layer = Layer.effect(
       summary,
       reverification,
       requestReverification,
-      satisfyReverification
+      satisfyReverification,
+      tierStatus
     })
   })
 )

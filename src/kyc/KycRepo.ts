@@ -1,7 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Cause, Effect, Option, ParseResult, Schema } from "effect"
-import * as CustomersRepo from "../customers/CustomersRepo.js"
+import { Effect, Schema } from "effect"
 import { DocumentContentType, DocumentType, KycItem, KycStatus, Reverification } from "./Api.js"
+import { orDieOnRow } from "../db/Rows.js"
 
 const RecordStatus = KycStatus.pipe(Schema.pickLiteral("PENDING", "REVIEW", "APPROVED", "REJECTED"))
 const DecidedBy = Schema.Literal("registry", "rail", "reviewer")
@@ -60,19 +60,8 @@ const documentColumns = "id, partner_id, customer_id, type, content_type, size_b
 const reverificationColumns = "id, partner_id, customer_id, items, outstanding, message, status, created_at, closed_at"
 
 /** A row that does not decode (or a RETURNING without its row) is a broken invariant: a defect, not a typed error. */
-const orDieOnRow = <A, E, R>(
-  effect: Effect.Effect<A, E | ParseResult.ParseError | Cause.NoSuchElementException, R>
-): Effect.Effect<A, Exclude<E, ParseResult.ParseError | Cause.NoSuchElementException>, R> =>
-  Effect.catchIf(
-    effect,
-    (error): error is ParseResult.ParseError | Cause.NoSuchElementException =>
-      ParseResult.isParseError(error) || Cause.isNoSuchElementException(error),
-    Effect.die
-  )
-
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const customers = yield* CustomersRepo.make
   const records = sql.literal(recordColumns)
   const documents = sql.literal(documentColumns)
   const reverifications = sql.literal(reverificationColumns)
@@ -207,19 +196,6 @@ export const make = Effect.gen(function*() {
                closed_at = ${outstanding.length === 0 ? at : null}
         WHERE id = ${id}`,
 
-    // Until src/kyc/Kyc.ts moves to the Option-returning finders above and to `Customers.markVerified`:
-    /** @deprecated use `findLatestRecord` (an Option) */
-    latestRecord: (customerId: string, level: number, lock: boolean) =>
-      Effect.map(findLatestRecord(customerId, level, lock), Option.getOrUndefined),
-    /** @deprecated use `findPartnerRecord` (an Option) */
-    findRecord: (partnerId: string, id: string) => Effect.map(findPartnerRecord(partnerId, id), Option.getOrUndefined),
-    /** @deprecated use `findLockedRecord` (an Option) */
-    lockRecord: (id: string) => Effect.map(findLockedRecord(id), Option.getOrUndefined),
-    /** @deprecated use `findOpenReverification` (an Option) */
-    openReverification: (customerId: string, lock: boolean) =>
-      Effect.map(findOpenReverification(customerId, lock), Option.getOrUndefined),
-    /** @deprecated the customers table is the customers module's: use `Customers.markVerified` */
-    markCustomerVerified: customers.markVerified
   }
 })
 

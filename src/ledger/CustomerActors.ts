@@ -1,6 +1,7 @@
 import { SqlClient, SqlError } from "@effect/sql"
-import { Cause, Context, Deferred, Duration, Effect, Exit, Layer, Queue, RcMap } from "effect"
+import { Cause, Context, Deferred, Duration, Effect, Exit, Layer, Option, Queue, RcMap } from "effect"
 import { AppConfig } from "../config/AppConfig.js"
+import * as CustomersRepo from "../customers/CustomersRepo.js"
 import type { CustomerRow } from "../customers/CustomersRepo.js"
 import { EventBus, isInTransaction, transaction } from "../events/Events.js"
 import { CustomerForbidden } from "../http/ApiError.js"
@@ -10,7 +11,8 @@ import { CustomerBusy } from "./Errors.js"
 /**
  * The one path for every change of a customer. Partner requests, sandbox controls, KYC submissions and
  * decisions, rail outcomes and scheduled job handlers all call `run`; the customer row is locked here and nowhere
- * else (`lockCustomer`), and ownership (the customer belongs to the partner) is checked here once.
+ * else (`lockCustomer`, through the customers repository's `lockOwned`), and ownership (the customer belongs to
+ * the partner) is checked here once.
  *
  * Called from outside a transaction (a request), a command goes to the customer's actor: a fiber with a bounded
  * mailbox that runs one command at a time, each in one database transaction that first locks the customer row
@@ -44,16 +46,15 @@ export const layer = Layer.scoped(
     const sql = yield* SqlClient.SqlClient
     const bus = yield* EventBus
     const config = yield* AppConfig
+    const customers = yield* CustomersRepo.make
 
-    /** The customer row lock: the only `FOR UPDATE` on customers in the code. */
+    /** The customer row lock: the one caller of `lockOwned`, the only `FOR UPDATE` on customers. */
     const lockCustomer = (partnerId: string, customerId: string) =>
       Effect.gen(function*() {
         if (!isUuid(customerId)) return yield* CustomerForbidden.standard()
-        const rows = yield* sql<CustomerRow>`
-          SELECT * FROM customers WHERE id = ${customerId.toLowerCase()} AND partner_id = ${partnerId} FOR UPDATE`
-        const customer = rows[0]
-        if (customer === undefined) return yield* CustomerForbidden.standard()
-        return customer
+        const customer = yield* customers.lockOwned(partnerId, customerId.toLowerCase())
+        if (Option.isNone(customer)) return yield* CustomerForbidden.standard()
+        return customer.value
       })
 
     /** One command in one transaction (or savepoint): lock, run, commit. SQL failures are defects. */

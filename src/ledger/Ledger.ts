@@ -186,9 +186,10 @@ export const layer = Layer.effect(
       }).pipe(Effect.catchTag("SqlError", Effect.die))
 
     const reservation = (id: string) =>
-      sql<Omit<Reservation, "amount"> & { amount: string }>`
-        SELECT id, customer_id, currency, amount, status, resource_type, resource_id
-        FROM ledger_reservations WHERE id = ${id}`.pipe(
+      sql<Omit<Reservation, "amount"> & { amount: string; partnerId: string }>`
+        SELECT r.id, r.customer_id, r.currency, r.amount, r.status, r.resource_type, r.resource_id, t.partner_id
+        FROM ledger_reservations r JOIN ledger_transactions t ON t.id = r.reserve_transaction_id
+        WHERE r.id = ${id}`.pipe(
         Effect.map((rows) => rows[0] === undefined ? undefined : { ...rows[0], amount: BigInt(rows[0].amount) }),
         Effect.catchTag("SqlError", Effect.die)
       )
@@ -227,9 +228,8 @@ export const layer = Layer.effect(
         if (found.status !== "HELD") {
           return yield* Effect.dieMessage(`ledger: reservation ${found.id} already ended as ${found.status}`)
         }
-        const partner = yield* sql<{ partnerId: string }>`SELECT partner_id FROM customers WHERE id = ${found.customerId}`
         const { transactionId } = yield* post({
-          partnerId: partner[0]!.partnerId,
+          partnerId: found.partnerId,
           customerId: found.customerId,
           reason: input.reason,
           resourceType: found.resourceType,

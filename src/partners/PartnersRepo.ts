@@ -1,5 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Cause, Effect, ParseResult, Schema } from "effect"
+import { Effect, Schema } from "effect"
+import { orDieOnRow } from "../db/Rows.js"
 
 /** A row of `partners`; its type is the `Partner` the auth middleware provides. */
 export const PartnerRow = Schema.Struct({
@@ -27,16 +28,6 @@ export type ApiKeyRow = typeof ApiKeyRow.Type
 const columns = "p.id, p.name, p.kyb_status, p.kyb_reason, p.is_demo, p.created_at, p.updated_at"
 
 /** A row that does not decode (or a RETURNING without its row) is a broken invariant: a defect, not a typed error. */
-const orDieOnRow = <A, E, R>(
-  effect: Effect.Effect<A, E | ParseResult.ParseError | Cause.NoSuchElementException, R>
-): Effect.Effect<A, Exclude<E, ParseResult.ParseError | Cause.NoSuchElementException>, R> =>
-  Effect.catchIf(
-    effect,
-    (error): error is ParseResult.ParseError | Cause.NoSuchElementException =>
-      ParseResult.isParseError(error) || Cause.isNoSuchElementException(error),
-    Effect.die
-  )
-
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const insert = SqlSchema.void({

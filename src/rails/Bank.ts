@@ -4,7 +4,7 @@ import { Context, Data, type Effect } from "effect"
  * The bank rail, shaped like a banking-as-a-service provider's API: the bank catalogue of a country, name enquiry,
  * collection accounts (dedicated virtual accounts and the one-off accounts of bank-transfer funding charges) and
  * payouts. Requests go out through this port; outcomes come back later through the domain's settlement entry
- * points (`Withdrawals.settle` for payouts, `FundingCharges.settle` and `VirtualAccounts.receive` for money in),
+ * points (`Withdrawals.settle` for payouts, `FundingCharges.settle` and `VirtualAccounts.credit` for money in),
  * whether from a simulator's job, a sandbox control or a live adapter's callback. docs/rails.md describes it for
  * someone writing a live adapter; test/rails/bank.contract.test.ts is the suite any adapter must pass.
  */
@@ -21,6 +21,9 @@ export type NameEnquiryResult =
   | { readonly _tag: "InvalidAccountNumber"; readonly expected: string }
   /** The bank has no such account. */
   | { readonly _tag: "NotFound" }
+
+/** Longest a name enquiry may take before it counts as the bank being unavailable. */
+export const nameEnquiryTimeoutMs = 10_000
 
 /** The bank did not answer (time-out, outage): nothing happened, the caller may retry. */
 export class BankUnavailable extends Data.TaggedError("BankUnavailable")<{ readonly reason: string }> {}
@@ -77,8 +80,8 @@ export interface BankShape {
     accountNumber: string
   ) => Effect.Effect<NameEnquiryResult, BankUnavailable>
   /**
-   * A fresh collection account number. Called inside the caller's transaction; the caller stores it and asks
-   * again if the number collides with one already issued.
+   * A fresh collection account number. The caller stores it (a unique index) and asks again if the number
+   * collides with one already issued; a number it did not store is simply never used.
    */
   readonly issueCollectionAccount: (request: CollectionAccountRequest) => Effect.Effect<CollectionAccount>
   /** Called inside the charge's creating transaction. */

@@ -22,6 +22,11 @@ export const CountryCode = Schema.Literal(...codes).annotations({
   message: () => `must be an ISO 3166-1 alpha-2 code of a supported country: ${codes.join(", ")}`
 })
 
+/** The fiat currencies of the supported countries, as a Schema (row decoding, contracts). */
+export const FiatCurrency = Schema.Literal(
+  ...(supportedCountries.map((c) => c.currency) as unknown as readonly [FiatCurrency, ...Array<FiatCurrency>])
+)
+
 export const fiatCurrencyOf = (country: CountryCode): FiatCurrency =>
   supportedCountries.find((c) => c.country === country)!.currency
 

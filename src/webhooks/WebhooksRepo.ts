@@ -1,6 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Cause, Effect, ParseResult, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { DeliveryStatus } from "./Api.js"
+import { orDieOnRow } from "../db/Rows.js"
 
 export const ConfigRow = Schema.Struct({
   partnerId: Schema.String,
@@ -64,16 +65,6 @@ export const AttemptRecord = Schema.Struct({
 export type AttemptRecord = typeof AttemptRecord.Type
 
 /** A row that does not decode (or a RETURNING without its row) is a broken invariant: a defect, not a typed error. */
-const orDieOnRow = <A, E, R>(
-  effect: Effect.Effect<A, E | ParseResult.ParseError | Cause.NoSuchElementException, R>
-): Effect.Effect<A, Exclude<E, ParseResult.ParseError | Cause.NoSuchElementException>, R> =>
-  Effect.catchIf(
-    effect,
-    (error): error is ParseResult.ParseError | Cause.NoSuchElementException =>
-      ParseResult.isParseError(error) || Cause.isNoSuchElementException(error),
-    Effect.die
-  )
-
 const deliveryColumns = `event_id, seq, partner_id, type, status, attempts, next_attempt_at, last_attempt_at,
   last_response_status, last_error, created_at, delivered_at`
 

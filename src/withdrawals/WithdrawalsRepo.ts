@@ -1,11 +1,8 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Cause, Effect, ParseResult, Schema } from "effect"
-import { type FiatCurrency, supportedCountries } from "../reference/Countries.js"
+import { Effect, Schema } from "effect"
+import { FiatCurrency } from "../reference/Countries.js"
 import { WithdrawalStatus } from "./Api.js"
-
-const FiatCurrencyCode = Schema.Literal(
-  ...(supportedCountries.map((c) => c.currency) as unknown as readonly [FiatCurrency, ...Array<FiatCurrency>])
-)
+import { orDieOnRow } from "../db/Rows.js"
 
 /** A row of `withdrawals`; the bank account's details are copied at submission. `seq` orders the list (keyset cursor). */
 export const WithdrawalRow = Schema.Struct({
@@ -14,7 +11,7 @@ export const WithdrawalRow = Schema.Struct({
   partnerId: Schema.String,
   customerId: Schema.String,
   reference: Schema.String,
-  currency: FiatCurrencyCode,
+  currency: FiatCurrency,
   /** Minor units; bigint columns arrive as decimal text. */
   amount: Schema.BigInt,
   fee: Schema.BigInt,
@@ -36,16 +33,6 @@ export const NewWithdrawalRow = WithdrawalRow.omit("seq")
 export type NewWithdrawalRow = typeof NewWithdrawalRow.Type
 
 /** A row that does not decode (or a RETURNING without its row) is a broken invariant: a defect, not a typed error. */
-const orDieOnRow = <A, E, R>(
-  effect: Effect.Effect<A, E | ParseResult.ParseError | Cause.NoSuchElementException, R>
-): Effect.Effect<A, Exclude<E, ParseResult.ParseError | Cause.NoSuchElementException>, R> =>
-  Effect.catchIf(
-    effect,
-    (error): error is ParseResult.ParseError | Cause.NoSuchElementException =>
-      ParseResult.isParseError(error) || Cause.isNoSuchElementException(error),
-    Effect.die
-  )
-
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const insert = SqlSchema.single({
