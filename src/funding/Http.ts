@@ -7,7 +7,7 @@ import { Deposits } from "./Deposits.js"
 import { FundingCharges } from "./FundingCharges.js"
 import { VirtualAccounts } from "./VirtualAccounts.js"
 
-/** Where the bank rail's EFT payment page is served (simulators/bank/EftHttp.ts in the sandbox). */
+/** Where the bank rail's EFT payment page is served (the bank simulator serves it in the sandbox). */
 export const eftPath = "/api/v1/sandbox/eft"
 
 /** Where the EFT page lives, as the caller reached this server (the redirect must open from the customer's browser). */

@@ -2,7 +2,7 @@ import { Context, Data, Effect } from "effect"
 
 /**
  * The identity rail: national registries that resolve a BVN or NIN to the person it was issued to, and the
- * document check of Tier 2. The service depends on this port only; simulators/identity implements it for the
+ * document check of Tier 2. The service depends on this port only; the identity simulator implements it for the
  * sandbox (a live adapter would call the registries' APIs with a timeout of `lookupTimeoutMs`). docs/rails.md.
  */
 export type IdentityNumberKind = "BVN" | "NIN"
