@@ -13,8 +13,10 @@ import { SandboxFundingHttp } from "./SandboxFundingHttp.js"
  * calls them), their outcome jobs (built after it: they call its settlement entry points) and the sandbox
  * controls that drive them over HTTP.
  */
+export const policiesLayer = RailPolicies.layer
+
 export const railsLayer = Layer.mergeAll(BankSimulator.layer, ChainSimulator.layer, IdentitySimulator.layer).pipe(
-  Layer.provideMerge(RailPolicies.layer)
+  Layer.provideMerge(policiesLayer)
 )
 
 export const outcomesLayer = Layer.mergeAll(BankSimulator.outcomesLayer, IdentitySimulator.outcomesLayer)

@@ -6,7 +6,7 @@ import { Console, Effect, Layer } from "effect"
 import { createServer } from "node:http"
 import { Api, ProductionApi } from "./Api.js"
 import * as ServiceClock from "./clock/ServiceClock.js"
-import { AppConfig } from "./config/AppConfig.js"
+import { AppConfig, type AppConfigShape } from "./config/AppConfig.js"
 import * as Keys from "./crypto/Keys.js"
 import * as Customers from "./customers/Customers.js"
 import { CustomersHttp } from "./customers/Http.js"
@@ -25,6 +25,7 @@ import * as KycDocuments from "./kyc/Documents.js"
 import { KycHttp, SandboxKycHttp } from "./kyc/Http.js"
 import * as Kyc from "./kyc/Kyc.js"
 import * as Simulators from "../simulators/Simulators.js"
+import * as UnavailableRails from "./rails/Unavailable.js"
 import * as Partners from "./partners/Partners.js"
 import * as CustomerActors from "./ledger/CustomerActors.js"
 import { LedgerHttp } from "./ledger/Http.js"
@@ -39,6 +40,22 @@ import * as WebhookSender from "./webhooks/WebhookSender.js"
 import { BankAccountsHttp } from "./bankaccounts/Http.js"
 import { WithdrawalsHttp } from "./withdrawals/Http.js"
 import * as Withdrawals from "./withdrawals/Withdrawals.js"
+
+/**
+ * Which adapters the rails get. Sandbox mode: the simulators. Production mode: no live adapter exists yet, so every
+ * rail answers 503 `<RAIL>_RAIL_UNAVAILABLE`, unless a staging deployment opts in to the simulators with
+ * SIMULATED_RAILS=true. Listed in the start-up banner.
+ */
+export const railAdaptersOf = (config: AppConfigShape): "simulated" | "unavailable" =>
+  config.mode === "sandbox" || config.simulatedRails === true ? "simulated" : "unavailable"
+
+const simulated = Effect.map(AppConfig, (config) => railAdaptersOf(config) === "simulated")
+
+/** The rail policies' store is always there (the sandbox controls read it); the adapters depend on the mode. */
+const railsLayer = Layer.unwrapEffect(Effect.map(simulated, (on) =>
+  on ? Simulators.railsLayer : UnavailableRails.layer.pipe(Layer.provideMerge(Simulators.policiesLayer))))
+
+const outcomesLayer = Layer.unwrapEffect(Effect.map(simulated, (on) => (on ? Simulators.outcomesLayer : Layer.empty)))
 
 export type DatabaseLayer = Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, SqlError.SqlError, AppConfig>
 
@@ -58,7 +75,7 @@ export const makeServicesLayer = (database: DatabaseLayer, ids: Layer.Layer<Ids.
   const clock = clockLayer.pipe(Layer.provideMerge(foundation))
   const infrastructure = Layer.mergeAll(OutboxLayer, CursorsLayer, Jobs.layer).pipe(Layer.provideMerge(clock))
   // Rail adapters: the domain calls them, so they come first.
-  const rails = Simulators.railsLayer.pipe(Layer.provideMerge(infrastructure))
+  const rails = railsLayer.pipe(Layer.provideMerge(infrastructure))
   // Domain services, each resource's layer added here; a layer that needs another goes in a later tier.
   const tier1 = Layer.mergeAll(
     Partners.layer,
@@ -73,7 +90,7 @@ export const makeServicesLayer = (database: DatabaseLayer, ids: Layer.Layer<Ids.
   // Funding gates an NGN virtual account on KYC Tier 1 (Kyc.tierStatus).
   const tier3 = Funding.layer.pipe(Layer.provideMerge(tier2))
   // The rails' answers call the domain's settlement entry points, so they come last.
-  return Simulators.outcomesLayer.pipe(Layer.provideMerge(tier3))
+  return outcomesLayer.pipe(Layer.provideMerge(tier3))
 }
 
 /** Handlers of the partner-facing groups (served in both modes). */
@@ -129,6 +146,10 @@ export const Banner = Layer.effectDiscard(Effect.gen(function*() {
   const server = yield* HttpServer.HttpServer
   const baseUrl = baseUrlOf(server.address)
   const lines = [`Partner Money Movement Service (${config.mode}) listening`, `  Base URL:  ${baseUrl}`, `  Docs:      ${baseUrl}/docs`]
+  const rails = railAdaptersOf(config) === "simulated"
+    ? "simulated (bank, chain, identity)" + (config.mode === "production" ? " — SIMULATED_RAILS=true: no real money moves" : "")
+    : "none configured: bank, chain and identity routes answer 503 <RAIL>_RAIL_UNAVAILABLE"
+  lines.push(`  Rails:     ${rails}; exchange and payout partners not built yet`)
   if (config.mode === "sandbox") {
     const partners = yield* Partners.Partners
     const demo = yield* partners.ensureDemo

@@ -5,6 +5,7 @@ import {
   amountShapeProblem,
   bps,
   convert,
+  maxAmountMinor,
   mulRatio,
   parseAmount,
   parseDecimalString,
@@ -36,6 +37,10 @@ describe("parseAmount", () => {
       const rendered = toNumber(asset, minor)
       const digits = minor.toString().length
       if (digits > 15) continue
+      if (minor > maxAmountMinor(asset)) {
+        expect(parseAmount(asset, rendered)).toEqual({ ok: false, problem: { _tag: "AboveMaximum", asset } })
+        continue
+      }
       expect(parseAmount(asset, rendered)).toEqual({ ok: true, minor })
       expect(parseDecimalString(asset, toDecimalString(asset, minor))).toBe(minor)
     }

@@ -19,7 +19,14 @@ export const SandboxEftHttp = HttpApiBuilder.group(Api, "sandboxEft", (handlers)
         Effect.map((result) =>
           HttpServerResponse.text(renderEftPage(result, `${eftPath}/${token}`), {
             contentType: "text/html; charset=utf-8",
-            headers: { "cache-control": "no-store", "referrer-policy": "no-referrer" }
+            // The page takes a payment decision with one click: it may never be framed (clickjacking).
+            headers: {
+              "cache-control": "no-store",
+              "referrer-policy": "no-referrer",
+              "x-frame-options": "DENY",
+              "content-security-policy": "frame-ancestors 'none'",
+              "x-content-type-options": "nosniff"
+            }
           })),
         Effect.catchTag("FundingChargeNotFound", () => Effect.fail(notFound()))
       )

@@ -12,7 +12,10 @@ export const SandboxWithdrawalsHttp = HttpApiBuilder.group(Api, "sandboxWithdraw
     const settle = (withdrawalId: string, outcome: PayoutOutcome) =>
       Effect.flatMap(CurrentPartner, (partner) => withdrawals.settle(partner.id, withdrawalId, outcome))
     return handlers
-      .handle("complete", ({ path }) => settle(path.withdrawalId, { _tag: "Completed" }))
-      .handle("fail", ({ path, payload }) => settle(path.withdrawalId, { _tag: "Failed", reason: payload.reason }))
+      // Completing or failing never credits the customer (held -> out, held -> available): no balance limit.
+      .handle("complete", ({ path }) =>
+        settle(path.withdrawalId, { _tag: "Completed" }).pipe(Effect.catchTag("BalanceLimitExceeded", Effect.die)))
+      .handle("fail", ({ path, payload }) =>
+        settle(path.withdrawalId, { _tag: "Failed", reason: payload.reason }).pipe(Effect.catchTag("BalanceLimitExceeded", Effect.die)))
       .handle("reverse", ({ path }) => settle(path.withdrawalId, { _tag: "Returned", reason: operatorReversalReason }))
   }))

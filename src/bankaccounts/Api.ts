@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { CustomerIdPath } from "../customers/Api.js"
 import { ApiError, BadRequest, CustomerForbidden, NotFound } from "../http/ApiError.js"
@@ -6,6 +6,7 @@ import { PartnerAuth } from "../http/Auth.js"
 import { Envelope } from "../http/Envelope.js"
 import { CustomerBusy } from "../ledger/Errors.js"
 import { CountryCode } from "../reference/Countries.js"
+import { BankRailUnavailable } from "../rails/Errors.js"
 
 /** A bank of the catalogue (`GET .../banks`). */
 export const BankView = Schema.Struct({
@@ -82,14 +83,25 @@ export class BankAccountLimitReached extends ApiError("BankAccountLimitReached",
 export class BankAccountsApi extends HttpApiGroup.make("bankAccounts")
   .add(
     HttpApiEndpoint.get("banks", "/customers/:customerId/banks")
+      .annotateContext(OpenApi.annotations({
+        summary: "List banks",
+        description: "The banks of `country` (a plain array); a bank's `code` is what `bankCode` takes."
+      }))
       .setPath(CustomerIdPath)
       .setUrlParams(BanksQuery)
       .addSuccess(Envelope(Schema.Array(BankView)))
       .addError(BadRequest)
       .addError(CustomerForbidden)
+      .addError(BankRailUnavailable)
   )
   .add(
     HttpApiEndpoint.post("verifyAccount", "/customers/:customerId/bank/verify-account")
+      .annotateContext(OpenApi.annotations({
+        summary: "Resolve an account holder's name",
+        description: "Name enquiry: asks the bank for the holder of `accountNumber` at `bankCode` (`country` defaults " +
+          "to the customer's). Stores nothing. 400 `BANK_ACCOUNT_NOT_FOUND` when the bank has no such " +
+          "account; 503 `BANK_UNAVAILABLE` when it does not answer (retry)."
+      }))
       .setPath(CustomerIdPath)
       .setPayload(VerifyAccountBody)
       .addSuccess(Envelope(ResolvedAccount))
@@ -97,9 +109,16 @@ export class BankAccountsApi extends HttpApiGroup.make("bankAccounts")
       .addError(CustomerForbidden)
       .addError(BankAccountNotFound)
       .addError(BankUnavailable)
+      .addError(BankRailUnavailable)
   )
   .add(
     HttpApiEndpoint.post("save", "/customers/:customerId/accounts")
+      .annotateContext(OpenApi.annotations({
+        summary: "Save a bank account",
+        description: "Runs the name enquiry and saves the account in the customer's country. The first saved account " +
+          "becomes the default, and so does one saved with `isDefault: true`. The same bank and number " +
+          "twice: 409 `BANK_ACCOUNT_ALREADY_SAVED`; at most 20 accounts per customer."
+      }))
       .setPath(CustomerIdPath)
       .setPayload(SaveAccountBody)
       .addSuccess(Envelope(BankAccount), { status: 201 })
@@ -110,15 +129,24 @@ export class BankAccountsApi extends HttpApiGroup.make("bankAccounts")
       .addError(BankAccountAlreadySaved)
       .addError(BankAccountLimitReached)
       .addError(CustomerBusy)
+      .addError(BankRailUnavailable)
   )
   .add(
     HttpApiEndpoint.get("list", "/customers/:customerId/accounts")
+      .annotateContext(OpenApi.annotations({
+        summary: "List saved bank accounts",
+        description: "The customer's saved accounts, oldest first (a plain array); account numbers are masked."
+      }))
       .setPath(CustomerIdPath)
       .addSuccess(Envelope(Schema.Array(BankAccount)))
       .addError(CustomerForbidden)
   )
   .add(
     HttpApiEndpoint.get("get", "/customers/:customerId/accounts/:accountId")
+      .annotateContext(OpenApi.annotations({
+        summary: "Get a saved bank account",
+        description: "One saved account. An unknown account or another customer's answers 404 `NOT_FOUND`."
+      }))
       .setPath(AccountPath)
       .addSuccess(Envelope(BankAccount))
       .addError(CustomerForbidden)
@@ -126,6 +154,11 @@ export class BankAccountsApi extends HttpApiGroup.make("bankAccounts")
   )
   .add(
     HttpApiEndpoint.post("makeDefault", "/customers/:customerId/accounts/:accountId/default")
+      .annotateContext(OpenApi.annotations({
+        summary: "Make a bank account the default",
+        description: "Makes this saved account the one withdrawals pay to; the previous default stops being the " +
+          "default."
+      }))
       .setPath(AccountPath)
       .addSuccess(Envelope(BankAccount))
       .addError(CustomerForbidden)

@@ -6,6 +6,7 @@ import { BadRequest, type CustomerForbidden, NotFound } from "../http/ApiError.j
 import { Ids, isUuid } from "../ids/Ids.js"
 import { CustomerActors } from "../ledger/CustomerActors.js"
 import type { CustomerBusy } from "../ledger/Errors.js"
+import type { BankRailUnavailable } from "../rails/Errors.js"
 import { Bank, BankUnavailable as BankUnavailableRail, nameEnquiryTimeoutMs } from "../rails/Bank.js"
 import { type CountryCode, fiatCurrencyOf } from "../reference/Countries.js"
 import {
@@ -42,10 +43,12 @@ export const toBankAccount = (row: BankAccountsRepo.BankAccountRow): BankAccount
   updatedAt: row.updatedAt
 })
 
-export type EnquiryError = BadRequest | BankAccountNotFound | BankUnavailable
+export type EnquiryError = BadRequest | BankAccountNotFound | BankUnavailable | BankRailUnavailable
 
 export class BankAccounts extends Context.Tag("BankAccounts")<BankAccounts, {
-  readonly banks: (country: CountryCode) => Effect.Effect<ReadonlyArray<{ code: string; name: string; country: string; currency: string }>>
+  readonly banks: (
+    country: CountryCode
+  ) => Effect.Effect<ReadonlyArray<{ code: string; name: string; country: string; currency: string }>, BankRailUnavailable>
   /** Name enquiry through the bank rail; moves nothing and stores nothing. */
   readonly verify: (customer: CustomerRow, input: VerifyAccountBody) => Effect.Effect<ResolvedAccount, EnquiryError>
   readonly save: (

@@ -9,6 +9,12 @@ export type ServiceMode = "sandbox" | "production"
 export interface AppConfigShape {
   readonly port: number
   readonly host: string
+  /**
+   * PUBLIC_BASE_URL: where clients reach the service (`https://api.example.com`, no trailing slash); every URL the
+   * service hands out (an EFT `redirectUrl`, a KYC document's `url`) is built from it, never from a request's
+   * `Host`. Unset: the listen address, `http://HOST:PORT` (src/http/PublicUrl.ts).
+   */
+  readonly publicBaseUrl?: string | undefined
   /** A directory for the embedded database and sandbox secrets, or ":memory:" for a throwaway database. */
   readonly dataDir: string
   readonly databaseUrl: Option.Option<Redacted.Redacted<string>>
@@ -28,6 +34,11 @@ export interface AppConfigShape {
   readonly webhookTimeoutMs: number
   /** Withdrawal fee schedule per currency (WITHDRAWAL_FEES over the defaults of src/withdrawals/Fees.ts). */
   readonly withdrawalFees?: WithdrawalFeeTable | undefined
+  /**
+   * Production mode only: wire the simulated rails (a staging deployment that opts in). Off by default: a rail
+   * with no live adapter answers 503 `<RAIL>_RAIL_UNAVAILABLE`. Sandbox mode always wires the simulators.
+   */
+  readonly simulatedRails?: boolean | undefined
 }
 
 export class AppConfig extends Context.Tag("AppConfig")<AppConfig, AppConfigShape>() {}
@@ -67,11 +78,30 @@ const optionalRedacted = (name: string) =>
     Config.map(Option.filter((value) => Redacted.value(value).trim() !== ""))
   )
 
+/** An absolute http(s) URL without credentials, query or fragment; normalised without a trailing slash. */
+const publicBaseUrl = Config.option(Config.string("PUBLIC_BASE_URL")).pipe(
+  Config.mapOrFail((value) => {
+    if (Option.isNone(value) || value.value.trim() === "") return Either.right(undefined)
+    const raw = value.value.trim()
+    const message = "must be an absolute http or https URL without credentials, query or fragment, e.g. https://api.example.com"
+    let url: URL
+    try {
+      url = new URL(raw)
+    } catch {
+      return Either.left(invalid("PUBLIC_BASE_URL", message))
+    }
+    const fine = (url.protocol === "http:" || url.protocol === "https:") && url.username === "" && url.password === "" &&
+      url.search === "" && url.hash === "" && !raw.includes("?") && !raw.includes("#")
+    return fine ? Either.right(url.toString().replace(/\/+$/, "")) : Either.left(invalid("PUBLIC_BASE_URL", message))
+  })
+)
+
 const isValidKey = (raw: string) => /^[0-9a-fA-F]{64}$/.test(raw) || Buffer.from(raw, "base64").length === 32
 
 export const appConfig: Config.Config<AppConfigShape> = Config.all({
   port,
   host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
+  publicBaseUrl,
   dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./data")),
   databaseUrl: checked(
     "DATABASE_URL",
@@ -92,6 +122,7 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
   actorIdleMs: positive("ACTOR_IDLE_MS", 60_000),
   actorsMax: positive("ACTORS_MAX", 10_000),
   webhookTimeoutMs: positive("WEBHOOK_TIMEOUT_MS", 10_000),
+  simulatedRails: Config.boolean("SIMULATED_RAILS").pipe(Config.withDefault(false)),
   withdrawalFees: Config.string("WITHDRAWAL_FEES").pipe(
     Config.withDefault(""),
     Config.mapOrFail((text) => {

@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { ApiError, BadRequest, CustomerForbidden, InvalidCursor } from "../http/ApiError.js"
 import { PartnerAuth } from "../http/Auth.js"
@@ -58,6 +58,13 @@ export class CustomerAlreadyExists extends ApiError("CustomerAlreadyExists", 409
 export class CustomersApi extends HttpApiGroup.make("customers")
   .add(
     HttpApiEndpoint.post("create", "/customers")
+      .annotateContext(OpenApi.annotations({
+        summary: "Register a customer",
+        description: "Registers a customer of the calling partner and emits `customer.registered`. Names are trimmed " +
+          "(1 to 100 characters), `phoneNumber` is E.164 and `country` (ISO alpha-2, one of the supported " +
+          "countries) decides the customer's fiat currency. The email is unique per partner, ignoring case: " +
+          "a second registration answers 409 `CUSTOMER_ALREADY_EXISTS`."
+      }))
       .setPayload(CreateCustomer)
       .addSuccess(Envelope(Customer), { status: 201 })
       .addError(BadRequest)
@@ -65,18 +72,32 @@ export class CustomersApi extends HttpApiGroup.make("customers")
   )
   .add(
     HttpApiEndpoint.get("list", "/customers")
+      .annotateContext(OpenApi.annotations({
+        summary: "List customers",
+        description: "The partner's customers, newest first, as a cursor list: `limit` 1 to 100 (default 20); pass " +
+          "`meta.nextCursor` back as `cursor` until it is null."
+      }))
       .setUrlParams(Schema.Struct(PageParams))
       .addSuccess(PageEnvelope(Customer))
       .addError(InvalidCursor)
   )
   .add(
     HttpApiEndpoint.get("get", "/customers/:customerId")
+      .annotateContext(OpenApi.annotations({
+        summary: "Get a customer",
+        description: "One customer of the partner. An unknown, malformed or another partner's id answers the same 403 " +
+          "`CUSTOMER_FORBIDDEN`."
+      }))
       .setPath(CustomerIdPath)
       .addSuccess(Envelope(Customer))
       .addError(CustomerForbidden)
   )
   .add(
     HttpApiEndpoint.get("countries", "/countries")
+      .annotateContext(OpenApi.annotations({
+        summary: "List supported countries",
+        description: "The countries a customer may be registered in, each with its fiat currency (a plain array)."
+      }))
       .addSuccess(Envelope(Schema.Array(Country)))
   )
   .middleware(PartnerAuth)

@@ -97,7 +97,7 @@ export const layer = Layer.effect(
       })
 
     const list = (partnerId: string, page: PageRequest) =>
-      paginate("customers", page, ({ beforeSeq, limit }) => repo.page(partnerId, beforeSeq, limit), (row) => String(row.seq)).pipe(
+      paginate({ list: "customers", partnerId }, page, ({ beforeSeq, limit }) => repo.page(partnerId, beforeSeq, limit), (row) => String(row.seq)).pipe(
         Effect.map((result) => ({ items: result.items.map(toCustomer), nextCursor: result.nextCursor })),
         Effect.provideService(Cursors, cursors),
         Effect.catchTag("SqlError", Effect.die)

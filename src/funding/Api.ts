@@ -1,13 +1,14 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { CustomerIdPath } from "../customers/Api.js"
 import { ApiError, BadRequest, CustomerForbidden, InvalidCursor, NotFound } from "../http/ApiError.js"
 import { PartnerAuth, SandboxAuth } from "../http/Auth.js"
 import { Envelope, PageEnvelope } from "../http/Envelope.js"
 import { PageParams } from "../http/PageParams.js"
-import { CustomerBusy, ReferenceInUse } from "../ledger/Errors.js"
+import { BalanceLimitExceeded, CustomerBusy, ReferenceInUse } from "../ledger/Errors.js"
 import { Reference } from "../ledger/Reference.js"
 import { AmountNumber } from "../money/Money.js"
+import { BankRailUnavailable, ChainRailUnavailable } from "../rails/Errors.js"
 
 /** SPEC.md "Virtual account". */
 export const VirtualAccount = Schema.Struct({
@@ -130,21 +131,46 @@ const createCharge = <const Name extends string>(name: Name, path: `/${string}`)
     .addError(CustomerForbidden)
     .addError(ReferenceInUse)
     .addError(CustomerBusy)
+    .addError(BankRailUnavailable)
 
 /** Partner routes of SPEC.md "Funding and balances". */
 export class FundingApi extends HttpApiGroup.make("funding")
   .add(
     HttpApiEndpoint.get("virtualAccount", "/customers/:customerId/virtual-account")
+      .annotateContext(OpenApi.annotations({
+        summary: "Get the virtual account",
+        description: "The customer's dedicated account for incoming bank transfers, issued on the first read and the " +
+          "same on every later read. NGN requires KYC Tier 1 approved: before that, 400 `TIER1_REQUIRED` " +
+          "and nothing is issued."
+      }))
       .setPath(CustomerIdPath)
       .addSuccess(Envelope(VirtualAccount))
       .addError(CustomerForbidden)
       .addError(Tier1Required)
       .addError(CustomerBusy)
+      .addError(BankRailUnavailable)
   )
-  .add(createCharge("createCharge", "/customers/:customerId/funding/charge"))
-  .add(createCharge("createChargeWallet", "/customers/:customerId/wallet/funding/charge"))
+  .add(createCharge("createCharge", "/customers/:customerId/funding/charge")
+    .annotateContext(OpenApi.annotations({
+      summary: "Create a funding charge",
+      description: "A one-off collection of `amount` in the customer's fiat: a `bank_transfer` to a one-off account " +
+        "(an `eft` with a `redirectUrl` in South Africa), `PENDING` until paid and expiring 30 minutes " +
+        "after creation. Idempotent by `reference`: the same reference again returns the original charge " +
+        "and creates nothing; a reference of another customer of the partner answers 409 " +
+        "`REFERENCE_IN_USE`."
+    })))
+  .add(createCharge("createChargeWallet", "/customers/:customerId/wallet/funding/charge")
+    .annotateContext(OpenApi.annotations({
+      summary: "Create a funding charge (wallet path)",
+      description: "The same endpoint as `POST /customers/{customerId}/funding/charge`, under the path SPEC.md's " +
+        "idempotency list names; both paths share one `reference` scope."
+    })))
   .add(
     HttpApiEndpoint.get("listCharges", "/customers/:customerId/funding/charges")
+      .annotateContext(OpenApi.annotations({
+        summary: "List funding charges",
+        description: "The customer's funding charges, newest first, as a cursor list."
+      }))
       .setPath(CustomerIdPath)
       .setUrlParams(Schema.Struct(PageParams))
       .addSuccess(PageEnvelope(FundingCharge))
@@ -153,6 +179,11 @@ export class FundingApi extends HttpApiGroup.make("funding")
   )
   .add(
     HttpApiEndpoint.get("getCharge", "/customers/:customerId/funding/charges/:chargeId")
+      .annotateContext(OpenApi.annotations({
+        summary: "Get a funding charge",
+        description: "One funding charge with its status (`PENDING`, `PAID`, `EXPIRED` or `CANCELLED`) and " +
+          "`amountPaid`. An unknown charge or another customer's answers 404 `FUNDING_CHARGE_NOT_FOUND`."
+      }))
       .setPath(ChargePath)
       .addSuccess(Envelope(FundingCharge))
       .addError(CustomerForbidden)
@@ -160,10 +191,16 @@ export class FundingApi extends HttpApiGroup.make("funding")
   )
   .add(
     HttpApiEndpoint.get("addresses", "/customers/:customerId/addresses")
+      .annotateContext(OpenApi.annotations({
+        summary: "List deposit addresses",
+        description: "One stablecoin deposit address per supported network (a plain array), issued on the first read " +
+          "and never changed; one EVM address serves every EVM network."
+      }))
       .setPath(CustomerIdPath)
       .addSuccess(Envelope(Schema.Array(DepositAddress)))
       .addError(CustomerForbidden)
       .addError(CustomerBusy)
+      .addError(ChainRailUnavailable)
   )
   .middleware(PartnerAuth)
   .prefix("/partner/v1")
@@ -173,6 +210,12 @@ export class FundingApi extends HttpApiGroup.make("funding")
 export class SandboxFundingApi extends HttpApiGroup.make("sandboxFunding")
   .add(
     HttpApiEndpoint.post("creditVirtualAccount", "/customers/:customerId/virtual-account/credit")
+      .annotateContext(OpenApi.annotations({
+        summary: "Credit the virtual account (sandbox)",
+        description: "Plays a bank transfer arriving on the customer's virtual account: the balance is credited at " +
+          "once and `funding.received` emitted. 400 `VIRTUAL_ACCOUNT_NOT_ISSUED` before the account has " +
+          "been read once."
+      }))
       .setPath(CustomerIdPath)
       .setPayload(CreditVirtualAccount)
       .addSuccess(Envelope(FundingReceipt), { status: 201 })
@@ -180,9 +223,16 @@ export class SandboxFundingApi extends HttpApiGroup.make("sandboxFunding")
       .addError(CustomerForbidden)
       .addError(VirtualAccountNotIssued)
       .addError(CustomerBusy)
+      .addError(BalanceLimitExceeded)
   )
   .add(
     HttpApiEndpoint.post("payCharge", "/funding/charges/:chargeId/pay")
+      .annotateContext(OpenApi.annotations({
+        summary: "Pay a funding charge (sandbox)",
+        description: "Plays the payer paying a `PENDING` charge, in full or `amount` (bank transfers only; an EFT pays " +
+          "exactly the amount): the charge becomes `PAID`, the balance is credited and `funding.received` " +
+          "emitted. 400 `FUNDING_CHARGE_NOT_PENDING` when it is paid, cancelled or expired."
+      }))
       .setPath(ChargeIdPath)
       .setPayload(PayFundingCharge)
       .addSuccess(Envelope(FundingCharge))
@@ -190,9 +240,17 @@ export class SandboxFundingApi extends HttpApiGroup.make("sandboxFunding")
       .addError(FundingChargeNotFound)
       .addError(FundingChargeNotPending)
       .addError(CustomerBusy)
+      .addError(BalanceLimitExceeded)
   )
   .add(
     HttpApiEndpoint.post("deposit", "/customers/:customerId/deposits")
+      .annotateContext(OpenApi.annotations({
+        summary: "Play a stablecoin deposit (sandbox)",
+        description: "Plays a confirmed on-chain deposit to the customer's address on `network`: credits USDT or USDC " +
+          "and emits `deposit.received`. A repeated `txHash` returns the original deposit and credits " +
+          "nothing (another customer's: 409 `TX_HASH_IN_USE`). With `unsupported: true` the deposit is " +
+          "recorded as `UNSUPPORTED` and not credited."
+      }))
       .setPath(CustomerIdPath)
       .setPayload(CreateDeposit)
       .addSuccess(Envelope(Deposit), { status: 201 })
@@ -200,6 +258,7 @@ export class SandboxFundingApi extends HttpApiGroup.make("sandboxFunding")
       .addError(CustomerForbidden)
       .addError(TxHashInUse)
       .addError(CustomerBusy)
+      .addError(BalanceLimitExceeded)
   )
   .middleware(SandboxAuth)
   .prefix("/sandbox")
@@ -212,8 +271,26 @@ const html = HttpApiSchema.Text({ contentType: "text/html" })
  * key: the unguessable token in the path is the credential. The buttons post empty forms back.
  */
 export class SandboxEftApi extends HttpApiGroup.make("sandboxEft")
-  .add(HttpApiEndpoint.get("page", "/eft/:token").setPath(EftTokenPath).addSuccess(html).addError(NotFound).addError(CustomerBusy))
-  .add(HttpApiEndpoint.post("authorize", "/eft/:token/authorize").setPath(EftTokenPath).addSuccess(html).addError(NotFound).addError(CustomerBusy))
-  .add(HttpApiEndpoint.post("cancel", "/eft/:token/cancel").setPath(EftTokenPath).addSuccess(html).addError(NotFound).addError(CustomerBusy))
+  .add(HttpApiEndpoint.get("page", "/eft/:token")
+    .annotateContext(OpenApi.annotations({
+      summary: "EFT payment page (sandbox)",
+      description: "The simulated EFT provider's HTML page that a charge's `redirectUrl` opens. No API key: the " +
+        "token in the path is the credential. An unknown token answers 404."
+    }))
+    .setPath(EftTokenPath).addSuccess(html).addError(NotFound).addError(CustomerBusy))
+  .add(HttpApiEndpoint.post("authorize", "/eft/:token/authorize")
+    .annotateContext(OpenApi.annotations({
+      summary: "Authorise an EFT payment (sandbox)",
+      description: "The page's Authorise button (an empty form): a `PENDING` charge is paid in full. Answers the " +
+        "page with the charge's status."
+    }))
+    .setPath(EftTokenPath).addSuccess(html).addError(NotFound).addError(CustomerBusy))
+  .add(HttpApiEndpoint.post("cancel", "/eft/:token/cancel")
+    .annotateContext(OpenApi.annotations({
+      summary: "Cancel an EFT payment (sandbox)",
+      description: "The page's Cancel button (an empty form): a `PENDING` charge becomes `CANCELLED` and " +
+        "`funding.charge_cancelled` is emitted. Answers the page with the charge's status."
+    }))
+    .setPath(EftTokenPath).addSuccess(html).addError(NotFound).addError(CustomerBusy))
   .prefix("/sandbox")
 {}

@@ -6,10 +6,11 @@ import { Outbox } from "../events/Events.js"
 import { BadRequest, type CustomerForbidden } from "../http/ApiError.js"
 import { Ids } from "../ids/Ids.js"
 import { CustomerActors } from "../ledger/CustomerActors.js"
-import type { CustomerBusy } from "../ledger/Errors.js"
+import type { BalanceLimitExceeded, CustomerBusy } from "../ledger/Errors.js"
 import * as Ledger from "../ledger/Ledger.js"
 import { type Asset, describeAmountProblem, isAsset, parseAmount, toDecimalString } from "../money/Money.js"
 import { Chain } from "../rails/Chain.js"
+import type { ChainRailUnavailable } from "../rails/Errors.js"
 import { findNetwork, networks, supportsAsset, unsupportedEvmNetworks } from "../reference/Networks.js"
 import { type CreateDeposit, type Deposit, type DepositAddress, TxHashInUse } from "./Api.js"
 import * as FundingRepo from "./FundingRepo.js"
@@ -63,7 +64,7 @@ const familyOf = (network: string) => (findNetwork(network)?.evm === false ? net
 
 export class Deposits extends Context.Tag("Deposits")<Deposits, {
   /** One address per supported network, issued on the first read and the same on every later read. */
-  readonly addresses: (customer: CustomerRow) => Effect.Effect<ReadonlyArray<DepositAddress>, CustomerBusy>
+  readonly addresses: (customer: CustomerRow) => Effect.Effect<ReadonlyArray<DepositAddress>, CustomerBusy | ChainRailUnavailable>
   /**
    * The chain rail's entry point for a confirmed on-chain deposit to the customer's address (or an unsupported
    * one, `unsupported: true`): from the sandbox control, or a live custody provider's callback.
@@ -72,7 +73,7 @@ export class Deposits extends Context.Tag("Deposits")<Deposits, {
     partnerId: string,
     customerId: string,
     input: ConfirmedDeposit
-  ) => Effect.Effect<Deposit, BadRequest | TxHashInUse | CustomerForbidden | CustomerBusy>
+  ) => Effect.Effect<Deposit, BadRequest | TxHashInUse | CustomerForbidden | CustomerBusy | BalanceLimitExceeded>
 }>() {}
 
 export const layer = Layer.effect(
@@ -91,7 +92,7 @@ export const layer = Layer.effect(
      * Address per network. Every EVM network shares one address (one key controls it on every EVM chain); TRON
      * and Solana have their own. Concurrent first reads both insert with ON CONFLICT, so one set wins for all.
      */
-    const issued = (customer: CustomerRow): Effect.Effect<ReadonlyMap<string, string>, SqlError.SqlError> =>
+    const issued = (customer: CustomerRow): Effect.Effect<ReadonlyMap<string, string>, SqlError.SqlError | ChainRailUnavailable> =>
       Effect.gen(function*() {
         for (let attempt = 0; attempt < issueAttemptsMax; attempt++) {
           const rows = yield* repo.addresses(customer.id)
@@ -178,7 +179,9 @@ export const layer = Layer.effect(
         }
         return yield* actors.run(partnerId, customerId, (customer) =>
           Effect.gen(function*() {
-            const address = (yield* issued(customer)).get(planned.addressNetwork)!
+            // Only the chain's own adapter reports deposits: with no adapter there is nothing to receive.
+            const address = (yield* issued(customer).pipe(Effect.catchTag("ChainRailUnavailable", Effect.die)))
+              .get(planned.addressNetwork)!
             const txHash = input.txHash
             const inserted = yield* repo.insertDeposit({
               id: yield* ids.uuid,

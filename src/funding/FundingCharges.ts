@@ -8,12 +8,13 @@ import { Cursors, paginate, type PageRequest } from "../http/Pagination.js"
 import { Ids, isUuid } from "../ids/Ids.js"
 import { Jobs } from "../jobs/Jobs.js"
 import { CustomerActors } from "../ledger/CustomerActors.js"
-import type { CustomerBusy, ReferenceInUse } from "../ledger/Errors.js"
+import type { BalanceLimitExceeded, CustomerBusy, ReferenceInUse } from "../ledger/Errors.js"
 import { Idempotency } from "../ledger/Idempotency.js"
 import { Ledger } from "../ledger/Ledger.js"
 import { describeAmountProblem, parseAmount, toNumber } from "../money/Money.js"
 import { Partners } from "../partners/Partners.js"
 import { Bank } from "../rails/Bank.js"
+import type { BankRailUnavailable } from "../rails/Errors.js"
 import { type FundingCharge, FundingChargeNotFound, FundingChargeNotPending, type FundingChargeStatus } from "./Api.js"
 import { creditFiat } from "./FundingReceipts.js"
 import * as FundingRepo from "./FundingRepo.js"
@@ -72,8 +73,9 @@ export class FundingCharges extends Context.Tag("FundingCharges")<FundingCharges
     partnerId: string,
     customerId: string,
     input: { readonly amount: number; readonly reference?: string | undefined },
-    eftBaseUrl: string
-  ) => Effect.Effect<FundingCharge, BadRequest | ReferenceInUse | CustomerForbidden | CustomerBusy>
+    /** Where the EFT page is (`<PUBLIC_BASE_URL>/api/v1/sandbox/eft`); null when there is none (production). */
+    eftBaseUrl: string | null
+  ) => Effect.Effect<FundingCharge, BadRequest | ReferenceInUse | CustomerForbidden | CustomerBusy | BankRailUnavailable>
   readonly list: (customer: CustomerRow, page: PageRequest) => Effect.Effect<Page<FundingCharge>, InvalidCursor>
   readonly get: (customer: CustomerRow, chargeId: string) => Effect.Effect<FundingCharge, FundingChargeNotFound>
   /**
@@ -84,7 +86,7 @@ export class FundingCharges extends Context.Tag("FundingCharges")<FundingCharges
     partnerId: string,
     chargeId: string,
     amount: number | undefined
-  ) => Effect.Effect<FundingCharge, BadRequest | FundingChargeNotFound | FundingChargeNotPending | CustomerBusy>
+  ) => Effect.Effect<FundingCharge, BadRequest | FundingChargeNotFound | FundingChargeNotPending | CustomerBusy | BalanceLimitExceeded>
   /** The EFT page: the charge behind a redirect token. */
   readonly eftPage: (token: string) => Effect.Effect<EftOutcome, FundingChargeNotFound>
   /** The customer's choice on the EFT page. */
@@ -116,7 +118,7 @@ export const layer = Layer.effect(
         return toCharge(row.value, yield* clock.now)
       })
 
-    const insertNew = (customer: CustomerRow, id: string, reference: string, amount: bigint, eftBaseUrl: string) =>
+    const insertNew = (customer: CustomerRow, id: string, reference: string, amount: bigint, eftBaseUrl: string | null) =>
       Effect.gen(function*() {
         const now = yield* clock.now
         const type = chargeTypeOf(customer.currency)
@@ -146,7 +148,7 @@ export const layer = Layer.effect(
             bankName: null,
             bankCode: null,
             redirectToken: token,
-            redirectUrl: `${eftBaseUrl}/${token}`
+            redirectUrl: eftBaseUrl === null ? null : `${eftBaseUrl}/${token}`
           })
           return common
         }
@@ -171,7 +173,7 @@ export const layer = Layer.effect(
         return yield* Effect.dieMessage(`funding: no free one-off account number after ${accountAttemptsMax} draws`)
       })
 
-    const createNew = (customer: CustomerRow, id: string, reference: string, amount: bigint, eftBaseUrl: string) =>
+    const createNew = (customer: CustomerRow, id: string, reference: string, amount: bigint, eftBaseUrl: string | null) =>
       Effect.gen(function*() {
         const charge = yield* insertNew(customer, id, reference, amount, eftBaseUrl)
         yield* jobs.schedule({
@@ -189,7 +191,7 @@ export const layer = Layer.effect(
       partnerId: string,
       customerId: string,
       input: { readonly amount: number; readonly reference?: string | undefined },
-      eftBaseUrl: string
+      eftBaseUrl: string | null
     ) =>
       actors.run(partnerId, customerId, (customer) =>
         Effect.gen(function*() {
@@ -208,7 +210,7 @@ export const layer = Layer.effect(
       Effect.gen(function*() {
         const now = yield* clock.now
         const result = yield* paginate(
-          "funding_charges",
+          { list: "funding_charges", partnerId: customer.partnerId, customerId: customer.id },
           page,
           ({ beforeSeq, limit }) => repo.chargesPage(customer.id, beforeSeq, limit),
           (row) => String(row.seq)
@@ -343,7 +345,16 @@ export const layer = Layer.effect(
               partnerName,
               notice: action === "authorize" ? "Payment authorised. You can close this page." : "Payment cancelled."
             }
-          }).pipe(Effect.catchTag("SqlError", Effect.die)))
+          }).pipe(Effect.catchTag("SqlError", Effect.die))).pipe(
+            // The credit would take the customer over the maximum balance: the command wrote nothing, the charge
+            // stays PENDING and the page says why (without the customer's balance).
+            Effect.catchTag("BalanceLimitExceeded", () =>
+              Effect.map(load(found.id).pipe(Effect.orDie), (charge) => ({
+                charge,
+                partnerName,
+                notice: "This payment cannot be accepted: it would take the account above its maximum balance. Nothing was paid."
+              })))
+          )
       }).pipe(Effect.catchTag("CustomerForbidden", Effect.die))
 
     const ChargeJob = Schema.Struct({ chargeId: Schema.UUID })

@@ -2,6 +2,7 @@ import type { SqlError } from "@effect/sql"
 import { Effect } from "effect"
 import type { Outbox } from "../events/Events.js"
 import type { Ids } from "../ids/Ids.js"
+import type { BalanceLimitExceeded } from "../ledger/Errors.js"
 import * as Ledger from "../ledger/Ledger.js"
 import { toNumber } from "../money/Money.js"
 import type { FiatCurrency } from "../reference/Countries.js"
@@ -37,12 +38,13 @@ export interface FiatArrival {
 
 /**
  * Fiat landed on the customer's balance: the receipt, `funding.received` and the ledger credit (customer available
- * up, house bank_settlement down), in the caller's transaction with the customer row locked.
+ * up, house bank_settlement down), in the caller's transaction with the customer row locked. A credit above the
+ * customer's maximum balance fails with BalanceLimitExceeded (the caller's transaction then writes nothing).
  */
 export const creditFiat = (
   deps: { readonly repo: FundingRepo; readonly outbox: typeof Outbox.Service; readonly ledger: typeof Ledger.Ledger.Service; readonly ids: typeof Ids.Service },
   arrival: FiatArrival
-): Effect.Effect<FundingReceipt, SqlError.SqlError> =>
+): Effect.Effect<FundingReceipt, SqlError.SqlError | BalanceLimitExceeded> =>
   Effect.gen(function*() {
     if (arrival.amount <= 0n) return yield* Effect.dieMessage("funding: a credit must be positive")
     const receipt = yield* deps.repo.insertReceipt({

@@ -6,11 +6,12 @@ import { Outbox } from "../events/Events.js"
 import { BadRequest, type CustomerForbidden } from "../http/ApiError.js"
 import { Ids } from "../ids/Ids.js"
 import { CustomerActors } from "../ledger/CustomerActors.js"
-import type { CustomerBusy } from "../ledger/Errors.js"
+import type { BalanceLimitExceeded, CustomerBusy } from "../ledger/Errors.js"
 import { Ledger } from "../ledger/Ledger.js"
 import { Kyc } from "../kyc/Kyc.js"
 import { describeAmountProblem, parseAmount } from "../money/Money.js"
 import { Bank } from "../rails/Bank.js"
+import type { BankRailUnavailable } from "../rails/Errors.js"
 import { type FundingReceipt, Tier1Required, type VirtualAccount, VirtualAccountNotIssued } from "./Api.js"
 import { creditFiat } from "./FundingReceipts.js"
 import * as FundingRepo from "./FundingRepo.js"
@@ -41,7 +42,7 @@ export const sessionReference = (bankCode: string, at: Date, random: Uint8Array)
 
 export class VirtualAccounts extends Context.Tag("VirtualAccounts")<VirtualAccounts, {
   /** The customer's dedicated account, issued on the first read; NGN needs Tier 1 approved first. */
-  readonly getOrIssue: (customer: CustomerRow) => Effect.Effect<VirtualAccount, Tier1Required | CustomerBusy>
+  readonly getOrIssue: (customer: CustomerRow) => Effect.Effect<VirtualAccount, Tier1Required | CustomerBusy | BankRailUnavailable>
   /**
    * The bank rail's entry point for a transfer that arrived in the customer's virtual account: from the sandbox
    * control, or a live bank's callback.
@@ -50,7 +51,7 @@ export class VirtualAccounts extends Context.Tag("VirtualAccounts")<VirtualAccou
     partnerId: string,
     customerId: string,
     input: { readonly amount: number; readonly narration?: string | undefined }
-  ) => Effect.Effect<FundingReceipt, BadRequest | VirtualAccountNotIssued | CustomerForbidden | CustomerBusy>
+  ) => Effect.Effect<FundingReceipt, BadRequest | VirtualAccountNotIssued | CustomerForbidden | CustomerBusy | BalanceLimitExceeded>
 }>() {}
 
 export const layer = Layer.effect(
@@ -66,7 +67,7 @@ export const layer = Layer.effect(
     const bank = yield* Bank
     const kyc = yield* Kyc
 
-    const issue = (customer: CustomerRow): Effect.Effect<FundingRepo.VirtualAccountRow, SqlError.SqlError> =>
+    const issue = (customer: CustomerRow): Effect.Effect<FundingRepo.VirtualAccountRow, SqlError.SqlError | BankRailUnavailable> =>
       Effect.gen(function*() {
         for (let attempt = 0; attempt < issueAttemptsMax; attempt++) {
           const existing = yield* repo.virtualAccount(customer.id)

@@ -1,9 +1,15 @@
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Envelope } from "../http/Envelope.js"
 
 export const Health = Schema.Struct({ status: Schema.Literal("ok"), mode: Schema.Literal("sandbox", "production") })
 
 export class HealthApi extends HttpApiGroup.make("health")
-  .add(HttpApiEndpoint.get("health", "/health").addSuccess(Envelope(Health)))
+  .add(HttpApiEndpoint.get("health", "/health")
+    .annotateContext(OpenApi.annotations({
+      summary: "Health check",
+      description: "Answers `{ status: \"ok\", mode }` while the service is up; `mode` is `sandbox` or `production`. " +
+        "No API key."
+    }))
+    .addSuccess(Envelope(Health)))
 {}

@@ -1,5 +1,5 @@
 import { HttpApiSchema } from "@effect/platform"
-import { type Cause, Schema } from "effect"
+import { type Cause, JSONSchema, Schema } from "effect"
 
 /**
  * Every error the service returns has the seven fields of SPEC.md "Errors". An error class carries them all as
@@ -80,12 +80,60 @@ export const ApiError = <
   code: Code,
   details?: Details
 ): ApiErrorClass<Tag, Status, Code, Details> => {
+  const detailsSchema = details === undefined ? undefined : Schema.Struct(details)
   const fields = {
     ...envelopeFields(tag, status, code),
-    ...(details === undefined ? {} : { details: Schema.Struct(details) })
+    ...(detailsSchema === undefined ? {} : { details: detailsSchema })
   }
-  return Schema.TaggedError<any>()(tag, fields, HttpApiSchema.annotations({ status })) as any
+  // The class decodes by `_tag` (the typed client copies `error` into it), but the wire body has no `_tag`: the
+  // OpenAPI document describes the body as sent, through the transformation's JSON Schema.
+  const jsonSchema = errorJsonSchema({
+    status,
+    code,
+    error: tag,
+    ...(detailsSchema === undefined ? {} : {
+      details: JSONSchema.fromAST(detailsSchema.ast, {
+        definitions: errorSchemaDefinitions as Record<string, JSONSchema.JsonSchema7>,
+        definitionPath: "#/components/schemas/",
+        target: "openApi3.1"
+      })
+    })
+  })
+  return Schema.TaggedError<any>()(tag, fields, [HttpApiSchema.annotations({ status }), { jsonSchema }]) as any
 }
+
+/**
+ * Schemas that the `details` of an error refer to by `$ref` (a detail field with an identifier): the OpenAPI
+ * document adds them to `components.schemas` (see `describeErrors`).
+ */
+export const errorSchemaDefinitions: Record<string, unknown> = {}
+
+/**
+ * The JSON Schema of one error body exactly as the middleware writes it (ErrorEnvelope.ts): the seven fields of
+ * SPEC.md "Errors", `details` when the refusal has them, nothing else (no `_tag`).
+ */
+export const errorJsonSchema = (options: {
+  readonly status: number
+  readonly code: string
+  readonly error: string
+  readonly details?: unknown
+  readonly description?: string | undefined
+}): Record<string, unknown> => ({
+  type: "object",
+  required: ["success", "statusCode", "code", "message", "error", "timestamp", "path", ...(options.details === undefined ? [] : ["details"])],
+  properties: {
+    success: { type: "boolean", enum: [false] },
+    statusCode: { type: "integer", enum: [options.status], description: "the HTTP status" },
+    code: { type: "string", enum: [options.code], description: "stable code; branch on `statusCode` and `code`" },
+    message: { type: "string", description: "human-readable; may change" },
+    error: { type: "string", enum: [options.error], description: "error class name" },
+    timestamp: { type: "string", format: "date-time" },
+    path: { type: "string", description: "the request path" },
+    ...(options.details === undefined ? {} : { details: options.details })
+  },
+  additionalProperties: false,
+  ...(options.description === undefined ? {} : { description: options.description })
+})
 
 /** The plain error body, for responses produced outside an endpoint (unknown route, malformed JSON, ...). */
 export const ErrorBody = Schema.Struct({
@@ -115,3 +163,102 @@ export class CustomerForbidden extends ApiError("CustomerForbidden", 403, "CUSTO
 }
 
 export class NotFound extends ApiError("NotFound", 404, "NOT_FOUND") {}
+
+/**
+ * Error bodies the middleware writes outside any endpoint's declared errors (ErrorEnvelope.ts, Middleware.ts): the
+ * body pre-checks, defects, and requests that match no operation. Named as in `components.schemas`.
+ */
+const middlewareErrors = {
+  MalformedJson: errorJsonSchema({ status: 400, code: "MALFORMED_JSON", error: "BadRequest", description: "The body is not valid JSON" }),
+  PayloadTooLarge: errorJsonSchema({ status: 413, code: "PAYLOAD_TOO_LARGE", error: "PayloadTooLarge", description: "The body is over the size limit" }),
+  UnsupportedMediaType: errorJsonSchema({ status: 415, code: "UNSUPPORTED_MEDIA_TYPE", error: "UnsupportedMediaType", description: "A Content-Type the route does not take (application/json; multipart/form-data for the upload)" }),
+  InternalError: errorJsonSchema({ status: 500, code: "INTERNAL_ERROR", error: "InternalError", description: "A bug on the service's side; retry with the same reference" }),
+  RouteNotFound: errorJsonSchema({ status: 404, code: "NOT_FOUND", error: "NotFound", description: "No route has this path" }),
+  MethodNotAllowed: errorJsonSchema({ status: 405, code: "METHOD_NOT_ALLOWED", error: "MethodNotAllowed", description: "The path exists with other methods (listed in the Allow header)" })
+} as const
+
+type Json = Record<string, any>
+
+const schemaRef = (name: string) => `#/components/schemas/${name}`
+
+/** The component names an error response's schema refers to (one `$ref` or an `anyOf` of them). */
+const errorRefs = (schema: Json | undefined): Array<string> => {
+  if (schema === undefined) return []
+  if (typeof schema.$ref === "string") return [schema.$ref]
+  if (Array.isArray(schema.anyOf)) return schema.anyOf.flatMap((member: Json) => errorRefs(member))
+  return []
+}
+
+/**
+ * Makes the generated OpenAPI document describe the error bodies that are really sent (run once, as the
+ * document's `OpenApi.Transform`, see src/Api.ts):
+ *
+ * - HttpApi documents a decode failure as `HttpApiDecodeError` (`_tag`, `issues`); the middleware turns every one
+ *   into the envelope with code `BAD_REQUEST`, i.e. the `BadRequest` schema.
+ * - Every operation can answer 500 `INTERNAL_ERROR`; every POST, PUT or PATCH 415 `UNSUPPORTED_MEDIA_TYPE`, and
+ *   those with a JSON body (not the multipart upload) 400 `MALFORMED_JSON` and 413 `PAYLOAD_TOO_LARGE` (the body
+ *   pre-checks of Middleware.ts).
+ * - A request that matches no operation answers 404 `NOT_FOUND` (unknown path) or 405 `METHOD_NOT_ALLOWED` (known
+ *   path, other method): `components.responses.RouteNotFound` and `components.responses.MethodNotAllowed`.
+ * - Each error response's description lists the codes it may carry.
+ */
+export const describeErrors = (spec: Json): Json => {
+  const schemas: Json = (spec.components.schemas ??= {})
+  for (const [name, definition] of Object.entries(errorSchemaDefinitions)) schemas[name] ??= structuredClone(definition)
+  schemas.BadRequest ??= errorJsonSchema({ status: 400, code: "BAD_REQUEST", error: "BadRequest" })
+  for (const [name, definition] of Object.entries(middlewareErrors)) schemas[name] = structuredClone(definition)
+  const decodeError = schemaRef("HttpApiDecodeError")
+  const codesOf = (ref: string): Array<string> =>
+    schemas[ref.slice(schemaRef("").length)]?.properties?.code?.enum ?? []
+
+  for (const pathItem of Object.values(spec.paths as Json)) {
+    for (const [method, operation] of Object.entries(pathItem as Json)) {
+      const responses: Json = operation.responses
+      const add = (status: number, name: string) => {
+        responses[status] ??= { description: "" }
+        const content = responses[status].content ??= {}
+        const current = content["application/json"]?.schema
+        content["application/json"] = { schema: { anyOf: [...errorRefs(current), schemaRef(name)].map(($ref) => ({ $ref })) } }
+      }
+      add(500, "InternalError")
+      if (method === "post" || method === "put" || method === "patch") {
+        add(415, "UnsupportedMediaType")
+        // A multipart route (the document upload) reads its body with its own limits and refusals.
+        if (operation.requestBody?.content?.["multipart/form-data"] === undefined) {
+          add(400, "MalformedJson")
+          add(413, "PayloadTooLarge")
+        }
+      }
+      for (const [status, response] of Object.entries(responses)) {
+        if (Number(status) < 400) continue
+        const refs = [...new Set(errorRefs(response.content?.["application/json"]?.schema)
+          .map((ref) => ref === decodeError ? schemaRef("BadRequest") : ref))]
+        if (refs.length === 0) continue
+        response.content["application/json"].schema = refs.length === 1 ? { $ref: refs[0] } : { anyOf: refs.map(($ref) => ({ $ref })) }
+        response.description = `Error envelope; \`code\` is ${refs.flatMap(codesOf).map((code) => `\`${code}\``).join(" or ")}`
+      }
+    }
+  }
+
+  const errorResponse = (name: keyof typeof middlewareErrors, headers?: Json) => ({
+    description: middlewareErrors[name].description as string,
+    ...(headers === undefined ? {} : { headers }),
+    content: { "application/json": { schema: { $ref: schemaRef(name) } } }
+  })
+  spec.components.responses = {
+    ...spec.components.responses,
+    RouteNotFound: errorResponse("RouteNotFound"),
+    MethodNotAllowed: errorResponse("MethodNotAllowed", {
+      Allow: { description: "The methods the path accepts", schema: { type: "string" } }
+    })
+  }
+
+  // The decode error's own schemas are referred to by nothing now.
+  const decodeSchemas = ["HttpApiDecodeError", "Issue", "PropertyKey"]
+  const rest = JSON.stringify({
+    ...spec,
+    components: { ...spec.components, schemas: Object.fromEntries(Object.entries(schemas).filter(([name]) => !decodeSchemas.includes(name))) }
+  })
+  if (decodeSchemas.every((name) => !rest.includes(`"${schemaRef(name)}"`))) for (const name of decodeSchemas) delete schemas[name]
+  return spec
+}

@@ -7,7 +7,10 @@ import { Schema } from "effect"
 export const Envelope = <A, I, R>(data: Schema.Schema<A, I, R>) =>
   Schema.transform(
     Schema.Struct({ success: Schema.Literal(true), data }),
-    Schema.typeSchema(data),
+    // Suspended: a struct transformed into a class's declaration is how JSON Schema recognises a Schema.Class, so
+    // the envelope of a class (`Customer`) would take the class's name in the OpenAPI document and `data` would
+    // refer to the envelope itself.
+    Schema.suspend((): Schema.Schema<A> => Schema.typeSchema(data)),
     {
       strict: true,
       decode: (envelope) => envelope.data,

@@ -24,23 +24,89 @@ interface DecodeIssue {
   readonly message: string
 }
 
+/** An echoed input value is cut after this many characters (`…` added). */
+export const echoedValueMax = 64
+/** A whole error message is cut after this many characters (`…` added). */
+export const messageMax = 500
+
+const cut = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max)}…`)
+
+const expectedPattern = /^Expected (.+), actual (.+)$/s
+const literalPattern = /^"((?:[^"\\]|\\.)*)"$|^(-?\d+(?:\.\d+)?|true|false)$/
+
+/**
+ * What a schema's "Expected X" means, in the partner's terms (no schema internals such as patterns or type
+ * literals). `undefined` for an X that has no better wording than "is not valid".
+ */
+const expectedInPartnerTerms = (expected: string): string | undefined => {
+  const literal = literalPattern.exec(expected)
+  if (literal !== null) return literal[1] ?? literal[2]
+  switch (expected) {
+    case "string":
+      return "a string"
+    case "number":
+      return "a JSON number"
+    case "boolean":
+      return "true or false"
+    case "null":
+      return "null"
+    case "a Universally Unique Identifier":
+      return "a uuid"
+    case "an integer":
+      return "an integer"
+    case "a valid Date":
+      return "a valid date"
+  }
+  if (/^(ReadonlyArray<|readonly \[|Array<)/.test(expected)) return "an array"
+  if (/^\{/.test(expected)) return "a JSON object"
+  const between = /^a number between (\S+) and (\S+)$/.exec(expected)
+  if (between !== null) return `a number from ${between[1]} to ${between[2]}`
+  const atMost = /^a string at most (\d+) character\(s\) long$/.exec(expected)
+  if (atMost !== null) return `at most ${atMost[1]} characters long`
+  const atLeast = /^a string at least (\d+) character\(s\) long$/.exec(expected)
+  if (atLeast !== null) return `at least ${atLeast[1]} characters long`
+  if (expected === "a non empty string") return "a non-empty string"
+  return undefined
+}
+
+/** "must be a string", "must be one of NG, GH", or "is not valid" for a schema detail with no partner wording. */
+const mustBe = (expected: ReadonlyArray<string>): string => {
+  const relevant = expected.filter((x) => x !== "undefined")
+  const terms = relevant.map(expectedInPartnerTerms)
+  if (terms.length === 0 || terms.some((term) => term === undefined)) return "is not valid"
+  const allLiterals = relevant.every((x) => literalPattern.test(x))
+  if (allLiterals && terms.length > 1) return `must be one of ${terms.join(", ")}`
+  return `must be ${terms.join(" or ")}`
+}
+
+const describeActual = (actual: string) => ` (got ${cut(actual, echoedValueMax)})`
+
+/** One issue's message in the partner's terms: what the value must be, and the value given, cut short. */
+const partnerMessage = (message: string): string => {
+  const firstLine = message.split("\n")[0] ?? message
+  const expected = expectedPattern.exec(firstLine)
+  if (expected !== null) return mustBe([expected[1]!]) + describeActual(expected[2]!)
+  const transformation = /^Unable to decode (.+) into a number$/s.exec(firstLine)
+  if (transformation !== null) return "must be a number" + describeActual(transformation[1]!)
+  return cut(firstLine, messageMax)
+}
+
 const describeIssue = (issue: DecodeIssue): string => {
   const field = issue.path.map(String).join(".")
   if (field === "") {
-    return /actual null|actual undefined/.test(issue.message)
-      ? "request body is required and must be a JSON object"
-      : issue.message.split("\n")[0] ?? issue.message
+    if (/^Expected .+, actual (null|undefined)$/s.test(issue.message)) return "request body is required and must be a JSON object"
+    const expected = expectedPattern.exec(issue.message)
+    if (expected !== null && expected[1]!.startsWith("{")) return `request body must be a JSON object${describeActual(expected[2]!)}`
+    return `request body: ${partnerMessage(issue.message)}`
   }
   if (issue.message === "is missing") return `${field}: is required`
-  return `${field}: ${issue.message.split("\n")[0]}`
+  return `${field}: ${partnerMessage(issue.message)}`
 }
 
-const expectedPattern = /^Expected (.+), actual (.+)$/s
-
 /**
- * One issue per field. A union (an enum such as `country`) fails once per member, and the array formatter ignores
- * the union's own message; the members' "Expected X, actual Y" issues are merged into one that lists every
- * accepted value instead of naming only the first.
+ * One issue per field. A union (an enum such as `country`, or `NullOr(String)`) fails once per member, and the
+ * array formatter ignores the union's own message; the members' "Expected X, actual Y" issues are merged into one
+ * that lists every accepted value instead of naming only the first.
  */
 const mergePerField = (issues: ReadonlyArray<DecodeIssue>): Array<DecodeIssue> => {
   const byField = new Map<string, Array<DecodeIssue>>()
@@ -56,7 +122,8 @@ const mergePerField = (issues: ReadonlyArray<DecodeIssue>): Array<DecodeIssue> =
     const parts = group.map((issue) => expectedPattern.exec(issue.message))
     if (parts.some((match) => match === null) || new Set(parts.map((match) => match![2])).size !== 1) return first
     const expected = [...new Set(parts.map((match) => match![1]!))]
-    return { path: first.path, message: `Expected one of ${expected.join(", ")}, actual ${parts[0]![2]}` }
+    // Already in partner terms: describeIssue passes a message without "Expected" through.
+    return { path: first.path, message: mustBe(expected) + describeActual(parts[0]![2]!) }
   })
 }
 
@@ -84,7 +151,7 @@ export const errorBody = (options: {
     success: false,
     statusCode: options.status,
     code: options.code ?? defaults.code,
-    message: options.message ?? defaults.message,
+    message: cut(options.message ?? defaults.message, messageMax),
     error: options.error ?? defaults.error,
     timestamp: options.timestamp.toISOString(),
     path: options.path,

@@ -1,5 +1,6 @@
 import {
   HttpApi,
+  HttpApiSchema,
   HttpApp,
   HttpIncomingMessage,
   HttpServerRequest,
@@ -10,26 +11,49 @@ import { Cause, Effect, Either, Option } from "effect"
 import * as Crypto from "node:crypto"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { errorBody, errorResponse, normalizeError } from "./ErrorEnvelope.js"
+import { checkQuery, controlCharacterSegments, controlCharactersMessage, scanJson } from "./JsonBody.js"
+import { boundaryOf } from "./MultipartBody.js"
 
 /** Method and path pattern of every route, to tell an unknown path (404) from a wrong method (405). */
 export interface RouteTable {
   readonly allowedMethods: (path: string) => ReadonlyArray<string>
+  /** Whether the route takes a `multipart/form-data` body (the KYC document upload) instead of JSON. */
+  readonly takesMultipart: (method: string, path: string) => boolean
+  /** The name of the path parameter at a segment index of the path (`customerId`), if a route has one there. */
+  readonly parameterAt: (path: string, index: number) => string | undefined
 }
 
 export const routeTable = (
   api: HttpApi.HttpApi.Any,
   extra: ReadonlyArray<{ readonly method: string; readonly path: string }>
 ): RouteTable => {
-  const routes: Array<{ method: string; pattern: RegExp }> = []
-  const add = (method: string, path: string) =>
-    routes.push({ method, pattern: new RegExp("^" + path.replace(/:[A-Za-z0-9_]+/g, "[^/]+") + "/?$") })
+  const routes: Array<{ method: string; pattern: RegExp; segments: ReadonlyArray<string>; multipart: boolean }> = []
+  const add = (method: string, path: string, multipart: boolean) =>
+    routes.push({
+      method,
+      pattern: new RegExp("^" + path.replace(/:[A-Za-z0-9_]+/g, "[^/]+") + "/?$"),
+      segments: path.split("/"),
+      multipart
+    })
   HttpApi.reflect(api as HttpApi.HttpApi.AnyWithProps, {
     onGroup: () => {},
-    onEndpoint: ({ endpoint }) => add(endpoint.method, endpoint.path)
+    onEndpoint: ({ endpoint }) =>
+      add(
+        endpoint.method,
+        endpoint.path,
+        Option.match(endpoint.payloadSchema, {
+          onNone: () => false,
+          onSome: ({ ast }) => HttpApiSchema.getMultipartStream(ast) !== undefined || HttpApiSchema.getMultipart(ast) !== undefined
+        })
+      )
   })
-  for (const route of extra) add(route.method, route.path)
+  for (const route of extra) add(route.method, route.path, false)
+  const matching = (path: string) => routes.filter((r) => r.pattern.test(path))
   return {
-    allowedMethods: (path) => [...new Set(routes.filter((r) => r.pattern.test(path)).map((r) => r.method))]
+    allowedMethods: (path) => [...new Set(matching(path).map((r) => r.method))],
+    takesMultipart: (method, path) => matching(path).some((r) => r.method === method && r.multipart),
+    parameterAt: (path, index) =>
+      matching(path).map((r) => r.segments[index]).find((segment) => segment?.startsWith(":"))?.slice(1)
   }
 }
 
@@ -47,8 +71,10 @@ const isRouteNotFoundOnly = (cause: Cause.Cause<unknown>) => {
 const requestIdPattern = /^[A-Za-z0-9._-]{8,64}$/
 
 /**
- * Checks that must happen before a handler reads the body: the content type, the size and the JSON syntax. The
- * body text is read here once (bounded) and cached by the request, so the handler reuses it.
+ * Checks that must happen before a handler reads its input: control characters in path values and the query
+ * string, the content type (JSON routes take `application/json` only, the upload route `multipart/form-data`
+ * only), the size, the JSON syntax, then the JSON text itself (depth, exact numbers, control characters; see
+ * JsonBody.ts). The body text is read here once (bounded) and cached by the request, so the handler reuses it.
  */
 interface Rejection {
   readonly status: number
@@ -104,26 +130,70 @@ const readStreamed = (request: HttpServerRequest.HttpServerRequest, max: number)
 /** Sandbox control routes: a control that needs no input works with no body (DESIGN "Sandbox control API"). */
 const sandboxControlPath = /^\/api\/v1\/sandbox\//
 
-const precheckBody = (request: HttpServerRequest.HttpServerRequest, path: string, maxJsonBodyBytes: number) =>
+const badRequest = (message: string): Rejection => ({ status: 400, code: "BAD_REQUEST", message })
+
+/**
+ * Path values and query parameters: no control characters; amounts in a query string written exactly. A
+ * `customerId` is left to its route: a malformed customer id answers the one documented 403 CUSTOMER_FORBIDDEN.
+ */
+const precheckUrl = (request: HttpServerRequest.HttpServerRequest, path: string, routes: RouteTable): Option.Option<Rejection> => {
+  const parameter = controlCharacterSegments(path)
+    .map((segment) => routes.parameterAt(path, segment) ?? "path")
+    .find((name) => name !== "customerId")
+  if (parameter !== undefined) return Option.some(badRequest(`${parameter}: ${controlCharactersMessage}`))
+  const query = request.url.indexOf("?")
+  const problem = query < 0 ? undefined : checkQuery(request.url.slice(query + 1))
+  return problem === undefined ? Option.none() : Option.some(badRequest(problem.message))
+}
+
+const fileRequired = "file: is required; send the document as multipart/form-data with a file part named \"file\""
+
+/**
+ * The upload route takes `multipart/form-data` with a valid boundary, and nothing else; its body is read (with its
+ * own limits) by the handler.
+ */
+const precheckMultipart = (request: HttpServerRequest.HttpServerRequest, mediaType: string, hasBody: boolean): Option.Option<Rejection> => {
+  if (mediaType === "multipart/form-data") {
+    return boundaryOf(request.headers["content-type"] ?? "") === undefined
+      ? Option.some(badRequest("file: the Content-Type multipart/form-data needs a valid boundary parameter (RFC 2046)"))
+      : Option.none()
+  }
+  if (mediaType === "" && !hasBody) return Option.some(badRequest(fileRequired))
+  return Option.some({
+    status: 415,
+    message: `Content-Type must be multipart/form-data${mediaType ? `, got ${mediaType}` : ""}`
+  })
+}
+
+const precheckBody = (
+  request: HttpServerRequest.HttpServerRequest,
+  path: string,
+  routes: RouteTable,
+  maxJsonBodyBytes: number
+) =>
   Effect.gen(function*(): Effect.fn.Return<Option.Option<Rejection>> {
+    // An unknown path or a wrong method is left to the router (404, 405), whatever the request carries.
+    if (!routes.allowedMethods(path).includes(request.method)) return Option.none<Rejection>()
+    const refusedUrl = precheckUrl(request, path, routes)
+    if (Option.isSome(refusedUrl)) return refusedUrl
     if (!bodyMethods.has(request.method)) return Option.none<Rejection>()
-    const contentType = (request.headers["content-type"] ?? "").toLowerCase()
-    if (contentType.startsWith("multipart/form-data")) return Option.none()
+    const mediaType = (request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase()
     const declared = Number(request.headers["content-length"] ?? "0")
     const hasBody = declared > 0 || request.headers["transfer-encoding"] !== undefined
+    if (routes.takesMultipart(request.method, path)) return precheckMultipart(request, mediaType, hasBody)
+    // Every other route takes JSON only: any other declared type is refused before a byte of the body is read
+    // (a multipart body would otherwise be parsed, even spooled to disk, past MAX_JSON_BODY_BYTES).
+    const unsupported = (): Option.Option<Rejection> =>
+      Option.some({ status: 415, message: `Content-Type must be application/json${mediaType ? `, got ${mediaType}` : ""}` })
+    if (mediaType !== "" && mediaType !== "application/json") return unsupported()
     if (!hasBody) {
       // No body and no content type on a sandbox control reads as `{}`: a payload with only optional fields
       // decodes, one with a required field answers 400 naming it (the platform would decode `null` and refuse
       // every payload). Partner routes keep refusing an empty body.
-      if (contentType === "" && sandboxControlPath.test(path)) cacheText(request, "{}")
+      if (mediaType === "" && sandboxControlPath.test(path)) cacheText(request, "{}")
       return Option.none()
     }
-    if (!/^application\/json\s*(;|$)/.test(contentType)) {
-      return Option.some({
-        status: 415,
-        message: `Content-Type must be application/json${contentType ? `, got ${contentType.split(";")[0]}` : ""}`
-      })
-    }
+    if (mediaType === "") return unsupported()
     const tooLarge = { status: 413, message: `Request body must be at most ${maxJsonBodyBytes} bytes` }
     if (declared > maxJsonBodyBytes) return Option.some(tooLarge)
     const text = declared > 0
@@ -147,7 +217,6 @@ const precheckBody = (request: HttpServerRequest.HttpServerRequest, path: string
     }
     try {
       JSON.parse(text.right)
-      return Option.none()
     } catch (error) {
       return Option.some({
         status: 400,
@@ -155,6 +224,9 @@ const precheckBody = (request: HttpServerRequest.HttpServerRequest, path: string
         message: `Request body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`
       })
     }
+    // Before any schema sees the value: nesting depth, exact numbers, control characters (JsonBody.ts).
+    const problem = scanJson(text.right)
+    return problem === undefined ? Option.none() : Option.some(badRequest(problem.message))
   })
 
 /**
@@ -206,7 +278,7 @@ export const makeHttpMiddleware = (options: { readonly maxJsonBodyBytes: number;
         return HttpServerResponse.setHeader(response, "x-request-id", requestId)
       })
 
-    const rejected = yield* precheckBody(request, path, options.maxJsonBodyBytes)
+    const rejected = yield* precheckBody(request, path, options.routes, options.maxJsonBodyBytes)
     if (Option.isSome(rejected)) {
       const { status, code, message, headers } = rejected.value
       return yield* finalize(errorResponse(errorBody({ status, code, message, path, timestamp: yield* clock.now }), headers))

@@ -15,7 +15,10 @@ export const Limit = Schema.String.pipe(
   Schema.compose(Schema.NumberFromString),
   Schema.int({ message: limitMessage }),
   Schema.between(1, pageLimitMax, { message: limitMessage })
-)
+).annotations({
+  // The query text is decimal digits; the OpenAPI document shows the value's type.
+  jsonSchema: { type: "integer", minimum: 1, maximum: pageLimitMax, default: pageLimitDefault, description: "page size" }
+})
 
 export const PageParams = {
   limit: Schema.optional(Limit),

@@ -1,10 +1,11 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, Multipart } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, Multipart, OpenApi } from "@effect/platform"
 import { Option, Schema } from "effect"
 import { CustomerIdPath } from "../customers/Api.js"
 import { ApiError, BadRequest, CustomerForbidden, NotFound } from "../http/ApiError.js"
 import { PartnerAuth, SandboxAuth } from "../http/Auth.js"
 import { Envelope } from "../http/Envelope.js"
 import { CustomerBusy } from "../ledger/Errors.js"
+import { IdentityRailUnavailable } from "../rails/Errors.js"
 
 export const KycStatus = Schema.Literal("NOT_STARTED", "PENDING", "REVIEW", "APPROVED", "REJECTED")
 export type KycStatus = typeof KycStatus.Type
@@ -109,7 +110,12 @@ export const uploadBodyBytesMax = documentBytesMax + 1024 * 1024
 
 /** Form fields of the upload: `file` (the document) and optional `type`. */
 export const UploadForm = HttpApiSchema.MultipartStream(
-  Schema.Struct({ file: Multipart.SingleFileSchema, type: Schema.optional(DocumentType) }),
+  Schema.Struct({
+    file: Multipart.SingleFileSchema.annotations({
+      jsonSchema: { type: "string", format: "binary", description: "one file part: JPEG, PNG or PDF (by content), at most 5 MB" }
+    }),
+    type: Schema.optional(DocumentType)
+  }),
   {
     maxParts: Option.some(8),
     maxFieldSize: 1024,
@@ -122,7 +128,10 @@ export const DocumentPath = Schema.Struct({ customerId: Schema.String, documentI
 
 export const LevelPath = Schema.Struct({
   customerId: Schema.String,
-  level: Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 3)).annotations({ message: () => "must be 1, 2 or 3" })
+  level: Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 3)).annotations({
+    message: () => "must be 1, 2 or 3",
+    jsonSchema: { type: "integer", enum: [1, 2, 3], description: "the KYC tier" }
+  })
 })
 
 export const DecisionBody = Schema.Struct({
@@ -162,6 +171,13 @@ export class DocumentTooLarge extends ApiError("DocumentTooLarge", 413, "DOCUMEN
 export class KycApi extends HttpApiGroup.make("kyc")
   .add(
     HttpApiEndpoint.post("tier1", "/customers/:customerId/kyc/tier1")
+      .annotateContext(OpenApi.annotations({
+        summary: "Submit KYC Tier 1",
+        description: "Looks up `bvn` and `nin` (11 digits each) in the identity registries and compares the names with " +
+          "the customer's: `APPROVED` when both match, otherwise `REVIEW` for a reviewer (Tier 1 never " +
+          "auto-rejects). Answers 201 `{ status, record }` and emits `kyc.status_updated`. A tier awaiting " +
+          "a decision, or approved with no re-verification asking for it, is refused with 400."
+      }))
       .setPath(CustomerIdPath)
       .setPayload(Tier1Body)
       .addSuccess(Envelope(TierSubmission), { status: 201 })
@@ -170,9 +186,16 @@ export class KycApi extends HttpApiGroup.make("kyc")
       .addError(KycTierAlreadyApproved)
       .addError(KycTierAwaitingDecision)
       .addError(CustomerBusy)
+      .addError(IdentityRailUnavailable)
   )
   .add(
     HttpApiEndpoint.post("tier2", "/customers/:customerId/kyc/tier2")
+      .annotateContext(OpenApi.annotations({
+        summary: "Submit KYC Tier 2",
+        description: "Submits an identity document and a selfie by the `url`s the document upload returned for this " +
+          "customer. Requires Tier 1 approved. Answers 201 `{ status: \"PENDING\", record }`; the identity " +
+          "check decides later and emits `kyc.status_updated`."
+      }))
       .setPath(CustomerIdPath)
       .setPayload(Tier2Body)
       .addSuccess(Envelope(TierSubmission), { status: 201 })
@@ -183,27 +206,48 @@ export class KycApi extends HttpApiGroup.make("kyc")
       .addError(CustomerBusy)
       .addError(KycPreviousTierNotApproved)
       .addError(KycDocumentNotFound)
+      .addError(IdentityRailUnavailable)
   )
   .add(
     HttpApiEndpoint.get("records", "/customers/:customerId/kyc")
+      .annotateContext(OpenApi.annotations({
+        summary: "List KYC records",
+        description: "Every KYC submission of the customer, newest first (a plain array)."
+      }))
       .setPath(CustomerIdPath)
       .addSuccess(Envelope(Schema.Array(KycRecord)))
       .addError(CustomerForbidden)
   )
   .add(
     HttpApiEndpoint.get("verification", "/customers/:customerId/verification")
+      .annotateContext(OpenApi.annotations({
+        summary: "Get the verification summary",
+        description: "`currentTier` (the highest approved tier, 0 when none), each tier's status, `nextRequired` (the " +
+          "inputs to collect next), the open re-verification request and the records."
+      }))
       .setPath(CustomerIdPath)
       .addSuccess(Envelope(VerificationSummary))
       .addError(CustomerForbidden)
   )
   .add(
     HttpApiEndpoint.get("reverification", "/customers/:customerId/kyc/reverification")
+      .annotateContext(OpenApi.annotations({
+        summary: "Get the open re-verification request",
+        description: "The open re-verification request with the items still `outstanding`, or `data: null` when there " +
+          "is none."
+      }))
       .setPath(CustomerIdPath)
       .addSuccess(Envelope(Schema.NullOr(Reverification)))
       .addError(CustomerForbidden)
   )
   .add(
     HttpApiEndpoint.post("uploadDocument", "/customers/:customerId/kyc/documents")
+      .annotateContext(OpenApi.annotations({
+        summary: "Upload a KYC document",
+        description: "`multipart/form-data` with one `file` part (JPEG, PNG or PDF, recognised by its content, at most " +
+          "5 MB) and an optional `type`. Answers 201 with the document's `url`, which Tier 2 takes. A " +
+          "refused upload stores nothing."
+      }))
       .setPath(CustomerIdPath)
       .setPayload(UploadForm)
       .addSuccess(Envelope(UploadedDocument), { status: 201 })
@@ -214,6 +258,17 @@ export class KycApi extends HttpApiGroup.make("kyc")
   )
   .add(
     HttpApiEndpoint.get("document", "/customers/:customerId/kyc/documents/:documentId")
+      .annotateContext(OpenApi.annotations({
+        summary: "Download a KYC document",
+        description: "The uploaded bytes with their own Content-Type (`image/jpeg`, `image/png` or `application/pdf`). " +
+          "An unknown document or another customer's answers 404 `NOT_FOUND`.",
+        // The bytes go out with the document's own content type.
+        transform: (operation) => {
+          const binary = { schema: { type: "string", format: "binary" } }
+          operation.responses[200].content = { "image/jpeg": binary, "image/png": binary, "application/pdf": binary }
+          return operation
+        }
+      }))
       .setPath(DocumentPath)
       .addSuccess(HttpApiSchema.Uint8Array({ contentType: "application/octet-stream" }).annotations({
         description: "The document's bytes, with its own Content-Type (image/jpeg, image/png or application/pdf)."
@@ -229,6 +284,12 @@ export class KycApi extends HttpApiGroup.make("kyc")
 export class SandboxKycApi extends HttpApiGroup.make("sandboxKyc")
   .add(
     HttpApiEndpoint.post("decide", "/customers/:customerId/kyc/:level/decision")
+      .annotateContext(OpenApi.annotations({
+        summary: "Decide a KYC tier (sandbox)",
+        description: "A reviewer's decision on the newest record of tier `level` while it is `PENDING` or `REVIEW`: " +
+          "`APPROVED`, or `REJECTED` with a `reason`. Emits `kyc.status_updated`. Any other status: 400 " +
+          "`KYC_NOT_AWAITING_DECISION`."
+      }))
       .setPath(LevelPath)
       .setPayload(DecisionBody)
       .addSuccess(Envelope(KycRecord))
@@ -239,6 +300,11 @@ export class SandboxKycApi extends HttpApiGroup.make("sandboxKyc")
   )
   .add(
     HttpApiEndpoint.post("requestReverification", "/customers/:customerId/kyc/reverification")
+      .annotateContext(OpenApi.annotations({
+        summary: "Request re-verification (sandbox)",
+        description: "Compliance asks the customer to redo part of KYC: opens a request for `items` with a `message` " +
+          "(replacing an open one) and emits `kyc.reverification_requested`."
+      }))
       .setPath(CustomerIdPath)
       .setPayload(ReverificationBody)
       .addSuccess(Envelope(Reverification), { status: 201 })

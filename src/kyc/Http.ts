@@ -1,25 +1,21 @@
-import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse, Multipart } from "@effect/platform"
-import { Chunk, Effect, Schema, Stream } from "effect"
+import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect, Either, Schema } from "effect"
 import { Api } from "../Api.js"
 import { BadRequest } from "../http/ApiError.js"
 import { CurrentPartner } from "../http/Auth.js"
+import { publicBaseUrl } from "../http/PublicUrl.js"
+import { type MultipartFile, type MultipartForm, readMultipart } from "../http/MultipartBody.js"
 import { documentBytesMax, DocumentTooLarge, DocumentType, documentTypes, uploadBodyBytesMax } from "./Api.js"
 import { Documents, type StoredDocument } from "./Documents.js"
 import { Kyc } from "./Kyc.js"
 
-interface UploadForm {
-  readonly file: Uint8Array | undefined
-  readonly fileBytes: number
-  readonly type: string | undefined
-  readonly unexpected: string | undefined
-}
-
 const tooLarge = () => new DocumentTooLarge({ message: `file: must be at most ${documentBytesMax} bytes (5 MB)` })
 
-/** The body cap surfaces as BodyTooLarge, or as an InternalError of the underlying stream that names the limit. */
-const isSizeError = (error: Multipart.MultipartError) =>
-  error.reason === "FileTooLarge" || error.reason === "BodyTooLarge" ||
-  (error.reason === "InternalError" && /max|too large|size/i.test(String(error.cause)))
+/**
+ * Limits of reading an upload body (docs/kyc.md "Documents"): the body cap, and the time the whole body may take
+ * to arrive (408 REQUEST_TIMEOUT after it). Mutable only so that a test can shorten the time limit.
+ */
+export const uploadReadLimits = { timeoutMs: 60_000 }
 
 /**
  * Part of the body may be left unread: ask the client not to reuse this connection for its next request
@@ -28,58 +24,66 @@ const isSizeError = (error: Multipart.MultipartError) =>
 const closeConnection = HttpApp.appendPreResponseHandler((_request, response) =>
   Effect.succeed(HttpServerResponse.setHeader(response, "connection", "close")))
 
+const requestTimeout = () =>
+  HttpServerResponse.unsafeJson({
+    code: "REQUEST_TIMEOUT",
+    error: "RequestTimeout",
+    message: `file: the upload did not arrive within ${uploadReadLimits.timeoutMs / 1000} seconds`
+  }, { status: 408 })
+
 /**
- * Reads the multipart body with a cap: the file's bytes are kept up to 5 MB + 1 (enough to know it is too
- * large); the rest of an oversized file is read and dropped, so that the client gets its 413 rather than a reset.
+ * Reads the multipart body while it arrives (MultipartBody.ts): the whole body is capped at 6 MB and the file's
+ * bytes are kept up to 5 MB + 1 (enough to know it is too large); a body that ends before its closing boundary is
+ * a 400, one that does not arrive in time a 408.
  */
-const readUploadForm = (parts: Stream.Stream<Multipart.Part, Multipart.MultipartError>) =>
-  Stream.runFoldEffect(
-    parts,
-    { file: undefined, fileBytes: 0, type: undefined, unexpected: undefined } as UploadForm,
-    (form, part) => {
-      if (Multipart.isField(part)) {
-        return Effect.succeed(part.key === "type" ? { ...form, type: part.value } : part.key === "file"
-          ? { ...form, unexpected: form.unexpected ?? "file: must be a file part (with a filename)" }
-          : form)
-      }
-      if (!Multipart.isFile(part)) return Effect.succeed(form)
-      if (part.key !== "file" || form.file !== undefined) {
-        return Effect.as(Stream.runDrain(part.content), {
-          ...form,
-          unexpected: form.unexpected ?? `${part.key}: unexpected file; send exactly one file in the field "file"`
-        })
-      }
-      return Effect.map(
-        Stream.runFold(part.content, { chunks: Chunk.empty<Uint8Array>(), size: 0 }, (acc, chunk) => ({
-          chunks: acc.size > documentBytesMax ? acc.chunks : Chunk.append(acc.chunks, chunk),
-          size: acc.size + chunk.length
-        })),
-        ({ chunks, size }) => ({ ...form, file: Buffer.concat(Chunk.toArray(chunks)), fileBytes: size })
-      )
+const readUploadForm = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.gen(function*() {
+    const read = yield* readMultipart(request, {
+      bodyBytesMax: uploadBodyBytesMax,
+      fileBytesKept: documentBytesMax + 1,
+      partsMax: 8,
+      fieldBytesMax: 1024,
+      timeoutMs: uploadReadLimits.timeoutMs
+    })
+    if (Either.isRight(read)) return Either.right(read.right)
+    const failure = read.left
+    switch (failure._tag) {
+      case "TooLarge":
+        yield* closeConnection
+        return yield* tooLarge()
+      case "Timeout":
+        yield* closeConnection
+        return Either.left(requestTimeout())
+      case "Malformed":
+        return yield* new BadRequest({ message: `file: the multipart/form-data body could not be read: ${failure.message}` })
+      case "Unreadable":
+        return yield* new BadRequest({ message: "file: the multipart/form-data body could not be read" })
     }
-  ).pipe(
-    Effect.catchTag("MultipartError", (error): Effect.Effect<never, DocumentTooLarge | BadRequest> =>
-      Effect.zipRight(
-        closeConnection,
-        Effect.fail<DocumentTooLarge | BadRequest>(
-          isSizeError(error)
-            ? tooLarge()
-            : new BadRequest({ message: `The multipart/form-data body could not be read (${error.reason})` })
-        )
-      ))
-  )
+  })
+
+/** The one document of the form, or the first problem with the form's parts. */
+const uploadedFile = (form: MultipartForm): Either.Either<MultipartFile, string> => {
+  const textFile = form.fields.find((field) => field.key === "file")
+  if (textFile !== undefined) return Either.left("file: must be a file part (with a filename)")
+  const stray = form.files.find((file) => file.key !== "file")
+  if (stray !== undefined) return Either.left(`${stray.key}: unexpected file; send exactly one file in the field "file"`)
+  const files = form.files.filter((file) => file.key === "file")
+  if (files.length > 1) return Either.left(`file: unexpected file; send exactly one file in the field "file"`)
+  if (files.length === 0) return Either.left("file: is required (a multipart file part)")
+  return Either.right(files[0]!)
+}
 
 const decodeType = Schema.decodeUnknownOption(DocumentType)
 
-const documentUrl = (request: HttpServerRequest.HttpServerRequest, document: StoredDocument) => {
-  const host = request.headers["host"] ?? "localhost"
-  return `http://${host}/api/v1/partner/v1/customers/${document.customerId}/kyc/documents/${document.id}`
-}
+/** Built from PUBLIC_BASE_URL (src/http/PublicUrl.ts), never from the request's Host header. */
+const documentUrl = (baseUrl: string, document: StoredDocument) =>
+  `${baseUrl}/api/v1/partner/v1/customers/${document.customerId}/kyc/documents/${document.id}`
 
 export const KycHttp = HttpApiBuilder.group(Api, "kyc", (handlers) =>
   Effect.gen(function*() {
     const kyc = yield* Kyc
     const documents = yield* Documents
+    const baseUrl = yield* publicBaseUrl
     return handlers
       .handle("tier1", ({ path, payload }) =>
         Effect.flatMap(CurrentPartner, (partner) => kyc.submitTier1(partner.id, path.customerId, payload)))
@@ -90,7 +94,7 @@ export const KycHttp = HttpApiBuilder.group(Api, "kyc", (handlers) =>
         Effect.flatMap(CurrentPartner, (partner) => kyc.summary(partner.id, path.customerId)))
       .handle("reverification", ({ path }) =>
         Effect.flatMap(CurrentPartner, (partner) => kyc.reverification(partner.id, path.customerId)))
-      .handle("uploadDocument", ({ path, payload, request }) =>
+      .handle("uploadDocument", ({ path, request }) =>
         Effect.gen(function*() {
           const partner = yield* CurrentPartner
           const declaredBytes = Number(request.headers["content-length"] ?? "0")
@@ -98,19 +102,22 @@ export const KycHttp = HttpApiBuilder.group(Api, "kyc", (handlers) =>
             yield* closeConnection
             return yield* tooLarge()
           }
-          const form = yield* readUploadForm(payload)
-          if (form.unexpected !== undefined) return yield* new BadRequest({ message: form.unexpected })
-          if (form.file === undefined) return yield* new BadRequest({ message: "file: is required (a multipart file part)" })
-          if (form.fileBytes > documentBytesMax) return yield* tooLarge()
-          const type = form.type === undefined ? "OTHER" as const : decodeType(form.type)
+          const read = yield* readUploadForm(request)
+          if (Either.isLeft(read)) return read.left
+          const form = read.right
+          const file = uploadedFile(form)
+          if (Either.isLeft(file)) return yield* new BadRequest({ message: file.left })
+          if (file.right.size > documentBytesMax) return yield* tooLarge()
+          const typeField = form.fields.find((field) => field.key === "type")?.value
+          const type = typeField === undefined ? "OTHER" as const : decodeType(typeField)
           if (typeof type !== "string" && type._tag === "None") {
             return yield* new BadRequest({ message: `type: must be one of ${documentTypes.join(", ")}` })
           }
           const stored = yield* documents.upload(partner.id, path.customerId, {
-            bytes: form.file,
+            bytes: file.right.bytes,
             type: typeof type === "string" ? type : type.value
           })
-          return { ...stored, url: documentUrl(request, stored) }
+          return { ...stored, url: documentUrl(baseUrl, stored) }
         }))
       .handle("document", ({ path }) =>
         Effect.gen(function*() {

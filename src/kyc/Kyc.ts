@@ -1,5 +1,5 @@
 import { SqlClient, SqlError } from "@effect/sql"
-import { Context, Duration, Effect, Layer, Option } from "effect"
+import { Context, Duration, Effect, Either, Layer, Option } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { Customers } from "../customers/Customers.js"
 import type { CustomerRow } from "../customers/CustomersRepo.js"
@@ -8,6 +8,7 @@ import { BadRequest, type CustomerForbidden, NotFound } from "../http/ApiError.j
 import { Ids, isUuid } from "../ids/Ids.js"
 import { CustomerActors } from "../ledger/CustomerActors.js"
 import type { CustomerBusy } from "../ledger/Errors.js"
+import type { IdentityRailUnavailable } from "../rails/Errors.js"
 import { type DocumentCheckVerdict, Identity, lookupTimeoutMs, RegistryUnavailable } from "../rails/Identity.js"
 import {
   KycDocumentNotFound,
@@ -29,7 +30,13 @@ import { eligibility, remainingAfter, tier1Verdict } from "./KycRules.js"
 import { summarise, toRecord, toReverification } from "./KycViews.js"
 
 type Level = 1 | 2 | 3
-type SubmissionError = CustomerForbidden | CustomerBusy | KycTierAlreadyApproved | KycTierAwaitingDecision | KycPreviousTierNotApproved
+type SubmissionError =
+  | CustomerForbidden
+  | CustomerBusy
+  | KycTierAlreadyApproved
+  | KycTierAwaitingDecision
+  | KycPreviousTierNotApproved
+  | IdentityRailUnavailable
 
 /** Keeps the last four digits: enough for a reviewer to recognise a number, not enough to reuse it. */
 const mask = (value: string) => `${"*".repeat(Math.max(0, value.length - 4))}${value.slice(-4)}`
@@ -196,8 +203,9 @@ export const layer = Layer.effect(
                 duration: Duration.millis(lookupTimeoutMs),
                 onTimeout: () => new RegistryUnavailable({ kind, reason: `${kind} registry timed out` })
               }),
-              Effect.either,
-              Effect.map((outcome) => ({ kind, outcome }))
+              Effect.map((person) => ({ kind, outcome: Either.right(person) })),
+              // A registry that did not answer sends Tier 1 to review; no identity adapter at all (503) records nothing.
+              Effect.catchTag("RegistryUnavailable", (error) => Effect.succeed({ kind, outcome: Either.left(error) }))
             ),
           { concurrency: 2 }
         )

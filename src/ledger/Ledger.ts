@@ -2,8 +2,8 @@ import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { Ids } from "../ids/Ids.js"
-import { type Asset, toDecimalString } from "../money/Money.js"
-import { InsufficientBalance } from "./Errors.js"
+import { type Asset, maxBalanceMinor, toDecimalString, toNumber } from "../money/Money.js"
+import { BalanceLimitExceeded, InsufficientBalance } from "./Errors.js"
 
 /**
  * The double-entry ledger: the only writer of balances. Every movement is one immutable journal transaction whose
@@ -84,8 +84,12 @@ export const assertBalanced = (input: JournalInput): void => {
 }
 
 export class Ledger extends Context.Tag("Ledger")<Ledger, {
-  /** Writes one balanced journal transaction; fails when a customer's available balance would go negative. */
-  readonly post: (input: JournalInput) => Effect.Effect<{ readonly transactionId: string }, InsufficientBalance>
+  /**
+   * Writes one balanced journal transaction; fails when a customer's available balance would go negative, or when
+   * the customer's balance in a currency (available + held) would exceed its maximum (`maxBalanceMinor`). A
+   * refusal writes nothing.
+   */
+  readonly post: (input: JournalInput) => Effect.Effect<{ readonly transactionId: string }, InsufficientBalance | BalanceLimitExceeded>
   /** Moves `amount` from available to held and opens a reservation (two-phase transfer, phase one). */
   readonly reserve: (input: ReserveInput) => Effect.Effect<Reservation & { readonly transactionId: string }, InsufficientBalance>
   /** Ends a reservation by moving the held amount out to house accounts; the destinations sum to the amount. */
@@ -128,9 +132,40 @@ export const layer = Layer.effect(
         return rows[0]!.id
       })
 
+    /**
+     * The balance cap, checked before anything is written: a posting that raises the customer's total in a
+     * currency (available + held) may not take it above the maximum balance. Moves between available and held
+     * leave the total unchanged, so a reservation, its post or its void never hit the cap. The customer row is
+     * locked by the caller (CustomerActors), so the totals read here stay true until the commit.
+     */
+    const checkBalanceCap = (input: JournalInput) =>
+      Effect.gen(function*() {
+        const raised = new Map<Asset, bigint>()
+        for (const { account, amount } of input.postings) {
+          if (account.kind !== "house") raised.set(account.currency, (raised.get(account.currency) ?? 0n) + amount)
+        }
+        for (const [currency, delta] of raised) {
+          if (delta <= 0n) continue
+          const maximum = maxBalanceMinor(currency)
+          const rows = yield* sql<{ total: string | null }>`
+            SELECT sum(balance)::text AS total FROM ledger_accounts
+            WHERE customer_id = ${input.customerId} AND currency = ${currency} AND kind IN ('available', 'held')`
+          const total = BigInt(rows[0]?.total ?? "0")
+          if (total + delta > maximum) {
+            return yield* new BalanceLimitExceeded({
+              message: `Balance limit exceeded: this ${currency} ${toDecimalString(currency, delta)} would take the customer's ` +
+                `${currency} balance to ${toDecimalString(currency, total + delta)}; the maximum balance is ` +
+                `${currency} ${toDecimalString(currency, maximum)}. Nothing was credited`,
+              details: { maximumBalance: toNumber(currency, maximum), currency }
+            })
+          }
+        }
+      })
+
     const post = (input: JournalInput) =>
       Effect.gen(function*() {
         assertBalanced(input)
+        yield* checkBalanceCap(input)
         const transactionId = yield* ids.uuid
         yield* sql`
           INSERT INTO ledger_transactions (id, partner_id, customer_id, reason, resource_type, resource_id, reference, event_id, created_at)
@@ -203,7 +238,7 @@ export const layer = Layer.effect(
             { account: available(input.customerId, input.currency), amount: -input.amount },
             { account: held(input.customerId, input.currency), amount: input.amount }
           ]
-        })
+        }).pipe(Effect.catchTag("BalanceLimitExceeded", Effect.die)) // available -> held leaves the total as it is
         const id = yield* ids.uuid
         yield* sql`
           INSERT INTO ledger_reservations (id, customer_id, currency, amount, status, resource_type, resource_id, reserve_transaction_id, created_at)
@@ -237,7 +272,11 @@ export const layer = Layer.effect(
           reference: input.reference,
           eventId: input.eventId,
           postings: [{ account: held(found.customerId, found.currency), amount: -found.amount }, ...destinations]
-        }).pipe(Effect.catchTag("InsufficientBalance", Effect.die))
+        }).pipe(
+          // held -> out, or held -> available: the customer's total never rises, so neither refusal can happen.
+          Effect.catchTag("InsufficientBalance", Effect.die),
+          Effect.catchTag("BalanceLimitExceeded", Effect.die)
+        )
         yield* sql`
           UPDATE ledger_reservations SET status = ${outcome}, end_transaction_id = ${transactionId}, ended_at = ${yield* clock.now}
           WHERE id = ${found.id}`

@@ -1,5 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
+import { assetCodes, maxBalanceMinor } from "../money/Money.js"
 
 /**
  * Verifies every ledger invariant over the whole database. Tests call it after each case, the benchmarks and
@@ -50,6 +51,17 @@ export const checkLedger: Effect.Effect<LedgerReport, never, SqlClient.SqlClient
   report(
     "negative customer balance",
     yield* sql`SELECT id, kind, currency, balance::text FROM ledger_accounts WHERE kind <> 'house' AND balance < 0`
+  )
+  // Per-currency sums are numeric in SQL (sum of bigint), so no sum here can overflow; the cap keeps every cached
+  // balance and entry far inside bigint.
+  const maxima = assetCodes.map((asset) => `('${asset}', ${maxBalanceMinor(asset)})`).join(", ")
+  report(
+    "customer balance above the maximum balance",
+    yield* sql.unsafe<Record<string, unknown>>(`
+      SELECT a.customer_id, a.currency, sum(a.balance)::text AS total, m.maximum::text AS maximum
+      FROM ledger_accounts a JOIN (VALUES ${maxima}) AS m (currency, maximum) ON m.currency = a.currency
+      WHERE a.kind <> 'house'
+      GROUP BY a.customer_id, a.currency, m.maximum HAVING sum(a.balance) > m.maximum`)
   )
   report(
     "reservation ended inconsistently",

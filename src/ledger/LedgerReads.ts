@@ -111,22 +111,18 @@ export const layer = Layer.effect(
           ORDER BY e.seq DESC LIMIT ${limit}`
     })
 
-    const entries = (customer: CustomerRow, page: PageRequest & { readonly currency?: string | undefined }) =>
-      paginate(
-        "transactions",
+    const entries = (customer: CustomerRow, page: PageRequest & { readonly currency?: string | undefined }) => {
+      const currency = page.currency !== undefined && isAsset(page.currency) ? page.currency : undefined
+      return paginate(
+        { list: "transactions", partnerId: customer.partnerId, customerId: customer.id, filters: { currency } },
         page,
-        ({ beforeSeq, limit }) =>
-          entryPage({
-            customerId: customer.id,
-            currency: page.currency !== undefined && isAsset(page.currency) ? page.currency : undefined,
-            beforeSeq,
-            limit
-          }).pipe(Effect.orDie),
+        ({ beforeSeq, limit }) => entryPage({ customerId: customer.id, currency, beforeSeq, limit }).pipe(Effect.orDie),
         (row) => String(row.seq)
       ).pipe(
         Effect.map((result) => ({ items: result.items.map(toView), nextCursor: result.nextCursor })),
         Effect.provideService(Cursors, cursors)
       )
+    }
 
     return LedgerReads.of({ balances, entries })
   })

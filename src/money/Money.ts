@@ -10,15 +10,24 @@ import { Schema } from "effect"
  *   to less than its stated rate.
  * A split (`amount = net + fee`) is always computed as one rounded part and the remainder, so no unit is lost.
  */
+/**
+ * Every asset with its scale and its limits, in major units:
+ * - `maxAmount`: the largest amount of one request (a deposit, credit, charge, payment, withdrawal, ...); more is
+ *   400 `BAD_REQUEST` (`amount: must be at most ...`).
+ * - `maxBalance`: the largest balance of one customer in the asset (available + held); a posting that would take
+ *   it higher is refused by the ledger with 400 `BALANCE_LIMIT_EXCEEDED` and writes nothing.
+ * Both fit the 64-bit minor-unit columns with room (at most 10^15 minor units against 9.2 * 10^18), and every
+ * balance up to the maximum has at most 15 significant digits, so it renders exactly as a JSON number.
+ */
 export const assets = {
-  NGN: { scale: 2, kind: "fiat" },
-  GHS: { scale: 2, kind: "fiat" },
-  KES: { scale: 2, kind: "fiat" },
-  ZAR: { scale: 2, kind: "fiat" },
-  UGX: { scale: 0, kind: "fiat" },
-  USD: { scale: 2, kind: "fiat" },
-  USDT: { scale: 6, kind: "stablecoin" },
-  USDC: { scale: 6, kind: "stablecoin" }
+  NGN: { scale: 2, kind: "fiat", maxAmount: 1_000_000_000_000n, maxBalance: 10_000_000_000_000n },
+  GHS: { scale: 2, kind: "fiat", maxAmount: 1_000_000_000_000n, maxBalance: 10_000_000_000_000n },
+  KES: { scale: 2, kind: "fiat", maxAmount: 1_000_000_000_000n, maxBalance: 10_000_000_000_000n },
+  ZAR: { scale: 2, kind: "fiat", maxAmount: 1_000_000_000_000n, maxBalance: 10_000_000_000_000n },
+  UGX: { scale: 0, kind: "fiat", maxAmount: 1_000_000_000_000n, maxBalance: 10_000_000_000_000n },
+  USD: { scale: 2, kind: "fiat", maxAmount: 1_000_000_000_000n, maxBalance: 10_000_000_000_000n },
+  USDT: { scale: 6, kind: "stablecoin", maxAmount: 100_000_000n, maxBalance: 1_000_000_000n },
+  USDC: { scale: 6, kind: "stablecoin", maxAmount: 100_000_000n, maxBalance: 1_000_000_000n }
 } as const
 
 export type Asset = keyof typeof assets
@@ -31,6 +40,12 @@ export const scaleOf = (asset: Asset): number => assets[asset].scale
 
 export const isAsset = (value: string): value is Asset => Object.prototype.hasOwnProperty.call(assets, value)
 
+/** The largest amount of one request, in minor units of the asset. */
+export const maxAmountMinor = (asset: Asset): bigint => assets[asset].maxAmount * 10n ** BigInt(assets[asset].scale)
+
+/** The largest balance (available + held) a customer may have in the asset, in minor units. */
+export const maxBalanceMinor = (asset: Asset): bigint => assets[asset].maxBalance * 10n ** BigInt(assets[asset].scale)
+
 /** The most significant digits an API amount may carry: beyond 15, a JSON number no longer maps to one decimal. */
 export const significantDigitsMax = 15
 
@@ -39,6 +54,7 @@ export type AmountProblem =
   | { readonly _tag: "NotPositive" }
   | { readonly _tag: "OutOfRange" }
   | { readonly _tag: "TooManyDecimals"; readonly scale: number }
+  | { readonly _tag: "AboveMaximum"; readonly asset: Asset }
 
 /** The decimal text of a finite JSON number, or undefined when it needs an exponent. */
 const plainDecimal = (value: number): string | undefined => {
@@ -69,6 +85,8 @@ export const describeAmountProblem = (problem: AmountProblem, asset?: Asset): st
       return asset === undefined
         ? "has too many decimal places"
         : `${asset} allows at most ${scaleOf(asset)} decimal place${scaleOf(asset) === 1 ? "" : "s"}`
+    case "AboveMaximum":
+      return `must be at most ${assets[problem.asset].maxAmount} ${problem.asset}`
   }
 }
 
@@ -83,7 +101,7 @@ export const AmountNumber = Schema.Number.pipe(
   }, { jsonSchema: { exclusiveMinimum: 0 } })
 ).annotations({ description: "A positive amount in major units (e.g. 1500.5), a JSON number" })
 
-/** Parses an API amount (major units, JSON number) to minor units of `asset`; never rounds. */
+/** Parses an API amount (major units, JSON number) to minor units of `asset`; never rounds; refuses more than `maxAmount`. */
 export const parseAmount = (asset: Asset, value: number): { readonly ok: true; readonly minor: bigint } | { readonly ok: false; readonly problem: AmountProblem } => {
   const shape = amountShapeProblem(value)
   if (shape !== undefined) return { ok: false, problem: shape._tag === "TooManyDecimals" ? { _tag: "TooManyDecimals", scale: scaleOf(asset) } : shape }
@@ -91,7 +109,9 @@ export const parseAmount = (asset: Asset, value: number): { readonly ok: true; r
   const [whole, fraction = ""] = text.split(".")
   const scale = scaleOf(asset)
   if (fraction.length > scale) return { ok: false, problem: { _tag: "TooManyDecimals", scale } }
-  return { ok: true, minor: BigInt(whole! + fraction.padEnd(scale, "0")) }
+  const minor = BigInt(whole! + fraction.padEnd(scale, "0"))
+  if (minor > maxAmountMinor(asset)) return { ok: false, problem: { _tag: "AboveMaximum", asset } }
+  return { ok: true, minor }
 }
 
 /** Parses a decimal string ("1234.50") to minor units; for configuration and stored decimals. Never rounds. */

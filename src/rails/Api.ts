@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { BadRequest } from "../http/ApiError.js"
 import { SandboxAuth } from "../http/Auth.js"
@@ -29,9 +29,21 @@ export const RailPolicyView = Schema.Struct({
 
 /** Sandbox control of the simulated rails' behaviour, per partner. */
 export class SandboxRailsApi extends HttpApiGroup.make("sandboxRails")
-  .add(HttpApiEndpoint.get("list", "/rails").addSuccess(Envelope(Schema.Array(RailPolicyView))))
+  .add(HttpApiEndpoint.get("list", "/rails")
+    .annotateContext(OpenApi.annotations({
+      summary: "List rail policies",
+      description: "How the simulated `bank`, `chain`, `payout` and `identity` rails answer for the calling partner " +
+        "(a plain array); a rail never set reads its defaults with `isDefault: true`."
+    }))
+    .addSuccess(Envelope(Schema.Array(RailPolicyView))))
   .add(
     HttpApiEndpoint.put("set", "/rails/:rail")
+      .annotateContext(OpenApi.annotations({
+        summary: "Set a rail policy",
+        description: "Replaces the calling partner's policy for one rail: `mode` `auto` (the rail answers after " +
+          "`delaySeconds` with `outcome`) or `manual` (the operation waits for a sandbox control). Omitted " +
+          "fields take their defaults. Operations already started keep the policy they began with."
+      }))
       .setPath(RailPath)
       .setPayload(SetRailPolicyBody)
       .addSuccess(Envelope(RailPolicyView))

@@ -1,4 +1,5 @@
 import { Context, Data, type Effect } from "effect"
+import type { BankRailUnavailable } from "./Errors.js"
 
 /**
  * The bank rail, shaped like a banking-as-a-service provider's API: the bank catalogue of a country, name enquiry,
@@ -72,26 +73,26 @@ export type PayoutOutcome =
 
 export interface BankShape {
   /** Banks of a country (empty for a country the provider does not serve). */
-  readonly banks: (country: string) => Effect.Effect<ReadonlyArray<BankInfo>>
+  readonly banks: (country: string) => Effect.Effect<ReadonlyArray<BankInfo>, BankRailUnavailable>
   /** Resolves the holder's name of an account. Moves nothing. */
   readonly nameEnquiry: (
     country: string,
     bankCode: string,
     accountNumber: string
-  ) => Effect.Effect<NameEnquiryResult, BankUnavailable>
+  ) => Effect.Effect<NameEnquiryResult, BankUnavailable | BankRailUnavailable>
   /**
    * A fresh collection account number. The caller stores it (a unique index) and asks again if the number
    * collides with one already issued; a number it did not store is simply never used.
    */
-  readonly issueCollectionAccount: (request: CollectionAccountRequest) => Effect.Effect<CollectionAccount>
+  readonly issueCollectionAccount: (request: CollectionAccountRequest) => Effect.Effect<CollectionAccount, BankRailUnavailable>
   /** Called inside the charge's creating transaction. */
-  readonly collectionOpened: (charge: CollectionOpened) => Effect.Effect<void>
+  readonly collectionOpened: (charge: CollectionOpened) => Effect.Effect<void, BankRailUnavailable>
   /**
    * Hands a payout to the bank. Called inside the withdrawal's creating transaction (an adapter that calls out
    * over the network does so from a job it schedules here, so that nothing is sent for a rolled-back withdrawal).
    * The outcome comes back through `Withdrawals.settle(payoutId, outcome)`.
    */
-  readonly submitPayout: (payout: PayoutRequest) => Effect.Effect<void>
+  readonly submitPayout: (payout: PayoutRequest) => Effect.Effect<void, BankRailUnavailable>
 }
 
 export class Bank extends Context.Tag("rails/Bank")<Bank, BankShape>() {}

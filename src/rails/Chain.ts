@@ -1,4 +1,5 @@
 import { Context, type Effect } from "effect"
+import type { ChainRailUnavailable } from "./Errors.js"
 
 /**
  * The chain rail: the custody provider that issues deposit addresses, watches the networks for deposits and
@@ -38,7 +39,7 @@ export type SendOutcome =
 
 export interface ChainShape {
   /** A fresh deposit address for the customer on the network (called once per address family; we store it). */
-  readonly issueDepositAddress: (request: DepositAddressRequest) => Effect.Effect<string>
+  readonly issueDepositAddress: (request: DepositAddressRequest) => Effect.Effect<string, ChainRailUnavailable>
   /** True when `address` is a well-formed address of the network (checksum included where the format has one). */
   readonly isValidAddress: (network: string, address: string) => boolean
   /** True when `txHash` is a well-formed transaction hash of the network. */
@@ -49,7 +50,7 @@ export interface ChainShape {
    * Broadcasts a send. Called inside the send's creating transaction; the outcome comes back later through the
    * send settlement entry point.
    */
-  readonly broadcast: (send: SendRequest) => Effect.Effect<void>
+  readonly broadcast: (send: SendRequest) => Effect.Effect<void, ChainRailUnavailable>
 }
 
 export class Chain extends Context.Tag("rails/Chain")<Chain, ChainShape>() {}

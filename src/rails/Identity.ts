@@ -1,4 +1,5 @@
-import { Context, Data, Effect } from "effect"
+import { Context, Data, type Effect } from "effect"
+import type { IdentityRailUnavailable } from "./Errors.js"
 
 /**
  * The identity rail: national registries that resolve a BVN or NIN to the person it was issued to, and the
@@ -53,13 +54,13 @@ export interface IdentityShape {
     kind: IdentityNumberKind,
     number: string,
     subject: PersonName
-  ) => Effect.Effect<RegistryLookup, RegistryUnavailable>
+  ) => Effect.Effect<RegistryLookup, RegistryUnavailable | IdentityRailUnavailable>
   /**
    * Starts a document check. Called inside the submission's transaction; the verdict comes back later through
    * `Kyc.settleDocumentCheck(checkId, verdict)` (a provider's webhook, or the simulator's job). A check that never
    * answers leaves the submission PENDING for a reviewer.
    */
-  readonly submitDocumentCheck: (check: DocumentCheck) => Effect.Effect<void>
+  readonly submitDocumentCheck: (check: DocumentCheck) => Effect.Effect<void, IdentityRailUnavailable>
 }
 
 export class Identity extends Context.Tag("rails/Identity")<Identity, IdentityShape>() {}

@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { BadRequest, InvalidCursor } from "../http/ApiError.js"
 import { SandboxAuth } from "../http/Auth.js"
@@ -63,6 +63,11 @@ export const EventFilter = Schema.Struct({
 export class SandboxPartnersApi extends HttpApiGroup.make("sandboxPartners")
   .add(
     HttpApiEndpoint.post("create", "/partners")
+      .annotateContext(OpenApi.annotations({
+        summary: "Create a sandbox partner",
+        description: "Creates a partner and its API key, shown only in this response. Needs no API key, and the body " +
+          "is optional: `name` defaults to `Sandbox Partner`, `kybStatus` to `APPROVED`."
+      }))
       .setPayload(Schema.NullOr(CreatePartner).annotations({ description: "Optional: an empty body creates an APPROVED partner" }))
       .addSuccess(Envelope(CreatedPartner), { status: 201 })
       .addError(BadRequest)
@@ -71,27 +76,60 @@ export class SandboxPartnersApi extends HttpApiGroup.make("sandboxPartners")
 {}
 
 export class SandboxApi extends HttpApiGroup.make("sandbox")
-  .add(HttpApiEndpoint.get("partner", "/partner").addSuccess(Envelope(PartnerView)))
+  .add(HttpApiEndpoint.get("partner", "/partner")
+    .annotateContext(OpenApi.annotations({
+      summary: "Get the calling partner",
+      description: "The partner of the API key with its KYB status; works whatever that status is."
+    }))
+    .addSuccess(Envelope(PartnerView)))
   .add(
     HttpApiEndpoint.post("setKyb", "/partner/kyb")
+      .annotateContext(OpenApi.annotations({
+        summary: "Decide the partner's KYB",
+        description: "Plays compliance's decision on the calling partner's KYB: `APPROVED`, `REJECTED` or `PENDING` " +
+          "(the last two need a `reason`). Emits `partner.approved`, `partner.rejected` or " +
+          "`partner.resubmission_requested`."
+      }))
       .setPayload(SetKyb)
       .addSuccess(Envelope(PartnerView))
       .addError(BadRequest)
   )
-  .add(HttpApiEndpoint.get("clock", "/clock").addSuccess(Envelope(ClockReading)))
+  .add(HttpApiEndpoint.get("clock", "/clock")
+    .annotateContext(OpenApi.annotations({
+      summary: "Read the service clock",
+      description: "`{ now, offsetSeconds }`: the clock every timestamp, expiry, rail delay and webhook retry reads " +
+        "(real time plus an offset that only moves forward, one for the whole sandbox)."
+    }))
+    .addSuccess(Envelope(ClockReading)))
   .add(
     HttpApiEndpoint.post("advanceClock", "/clock/advance")
+      .annotateContext(OpenApi.annotations({
+        summary: "Advance the service clock",
+        description: "Moves the service clock forward by `seconds` (1 second to 400 days) and answers after every job " +
+          "and webhook attempt due by the new time has run."
+      }))
       .setPayload(AdvanceClock)
       .addSuccess(Envelope(ClockReading))
   )
   .add(
     HttpApiEndpoint.get("events", "/events")
+      .annotateContext(OpenApi.annotations({
+        summary: "List events",
+        description: "Every event of the partner, newest first, as a cursor list, whether or not a webhook URL is set; " +
+          "optionally for one `customerId` and one `type`."
+      }))
       .setUrlParams(EventFilter)
       .addSuccess(PageEnvelope(Event))
       .addError(InvalidCursor)
   )
   .add(
     HttpApiEndpoint.get("eventsStream", "/events/stream")
+      .annotateContext(OpenApi.annotations({
+        summary: "Stream events",
+        description: "The partner's new events as server-sent events (`text/event-stream`), optionally for one " +
+          "`customerId` and one `type`. Send `Last-Event-ID` on reconnect to replay up to 1000 events after " +
+          "it; a `: heartbeat` comment comes every 15 seconds."
+      }))
       .setUrlParams(Schema.Struct({ customerId: EventFilter.fields.customerId, type: EventFilter.fields.type }))
       .addSuccess(HttpApiSchema.Text({ contentType: "text/event-stream" }).annotations({
         description: "Server-sent events: every new event of the partner as `id: <sequence>`, `event: <type>`, " +

@@ -61,7 +61,8 @@ export const SandboxHttp = HttpApiBuilder.group(Api, "sandbox", (handlers) =>
             event.partnerId === partner.id &&
             (urlParams.customerId === undefined || event.customerId === urlParams.customerId) &&
             (urlParams.type === undefined || event.envelope.type === urlParams.type)
-          const stream = Stream.unwrapScoped(Effect.gen(function*() {
+          // Subscribed before the `: connected` comment is sent (ServerSentEvents.responseScoped).
+          const open = Effect.gen(function*() {
             // Subscribe before reading the backlog, then skip live events the backlog already sent.
             const subscription = yield* PubSub.subscribe(bus)
             let lastSeq = lastEventId !== undefined && /^\d{1,19}$/.test(lastEventId) ? BigInt(lastEventId) : undefined
@@ -83,8 +84,8 @@ export const SandboxHttp = HttpApiBuilder.group(Api, "sandbox", (handlers) =>
               Stream.filter(fresh),
               Stream.map(eventFrame)
             )
-          }))
-          return yield* ServerSentEvents.response(stream)
+          })
+          return yield* ServerSentEvents.responseScoped(open)
         }))
       .handle("clock", () => reading)
       .handle("advanceClock", ({ payload }) => Effect.zipRight(clock.advance(payload.seconds), reading))
@@ -92,7 +93,7 @@ export const SandboxHttp = HttpApiBuilder.group(Api, "sandbox", (handlers) =>
         Effect.gen(function*() {
           const partner = yield* CurrentPartner
           const page = yield* paginate(
-            "events",
+            { list: "events", partnerId: partner.id, customerId: urlParams.customerId, filters: { type: urlParams.type } },
             urlParams,
             ({ beforeSeq, limit }) =>
               outbox.list({

@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { ApiError, BadRequest, InvalidCursor } from "../http/ApiError.js"
 import { PartnerAuth } from "../http/Auth.js"
@@ -76,32 +76,65 @@ export class WebhookDeliveryNotFound extends ApiError("WebhookDeliveryNotFound",
 }
 
 export class WebhooksApi extends HttpApiGroup.make("webhooks")
-  .add(HttpApiEndpoint.get("get", "/webhook").addSuccess(Envelope(WebhookConfig)))
+  .add(HttpApiEndpoint.get("get", "/webhook")
+    .annotateContext(OpenApi.annotations({
+      summary: "Get the webhook configuration",
+      description: "`{ url, hasSecret, updatedAt }`, or `{ url: null, hasSecret: false, updatedAt: null }` before a " +
+        "URL is set. The secret is never returned by a read."
+    }))
+    .addSuccess(Envelope(WebhookConfig)))
   .add(
     HttpApiEndpoint.put("set", "/webhook")
+      .annotateContext(OpenApi.annotations({
+        summary: "Set the webhook URL",
+        description: "Validates `url` (absolute http or https; https and a public host in production), mints a new " +
+          "signing secret (the previous one stops working at once) and sends a signed `webhook.test` before " +
+          "answering. The secret appears only in this response and in rotate's; `test.delivered: false` " +
+          "does not fail the call."
+      }))
       .setPayload(SetWebhook)
       .addSuccess(Envelope(WebhookSecretIssued))
       .addError(BadRequest)
   )
   .add(
     HttpApiEndpoint.post("rotateSecret", "/webhook/rotate-secret")
+      .annotateContext(OpenApi.annotations({
+        summary: "Rotate the webhook secret",
+        description: "Mints a new signing secret for the current URL and sends `webhook.test`, as PUT does. 400 " +
+          "`WEBHOOK_URL_NOT_SET` when no URL was ever set."
+      }))
       .addSuccess(Envelope(WebhookSecretIssued))
       .addError(WebhookUrlNotSet)
   )
   .add(
     HttpApiEndpoint.get("deliveries", "/webhook/deliveries")
+      .annotateContext(OpenApi.annotations({
+        summary: "List webhook deliveries",
+        description: "The delivery log, newest first, as a cursor list, optionally for one `status` (`PENDING`, " +
+          "`DELIVERED` or `DEAD`)."
+      }))
       .setUrlParams(DeliveryFilter)
       .addSuccess(PageEnvelope(WebhookDelivery))
       .addError(InvalidCursor)
   )
   .add(
     HttpApiEndpoint.get("delivery", "/webhook/deliveries/:id")
+      .annotateContext(OpenApi.annotations({
+        summary: "Get a webhook delivery",
+        description: "One delivery with the exact `payload` sent. An unknown, malformed or another partner's id " +
+          "answers 404 `WEBHOOK_DELIVERY_NOT_FOUND`."
+      }))
       .setPath(DeliveryIdPath)
       .addSuccess(Envelope(WebhookDeliveryDetail))
       .addError(WebhookDeliveryNotFound)
   )
   .add(
     HttpApiEndpoint.post("replay", "/webhook/deliveries/:id/replay")
+      .annotateContext(OpenApi.annotations({
+        summary: "Replay a webhook delivery",
+        description: "Puts the delivery back to `PENDING`, due now, with the same event id and a fresh schedule of 8 " +
+          "attempts."
+      }))
       .setPath(DeliveryIdPath)
       .addSuccess(Envelope(WebhookDelivery))
       .addError(WebhookDeliveryNotFound)

@@ -4,9 +4,11 @@ import type { ServiceMode } from "../config/AppConfig.js"
 
 /**
  * The rules a webhook URL must follow (SPEC.md "Webhook management"): an absolute http(s) URL of at most 2048
- * characters, without credentials; in production https only and a public host. A host name is also checked when
- * it is resolved before each send in production, so a name that points (or later re-points) at a private
- * address is refused then.
+ * characters, without credentials; in production https only and a public host. The host is normalised before
+ * it is checked (`hostOf`: lower case and IDN to ASCII by the URL parser, one trailing dot removed), so
+ * `https://localhost./` or `https://intranet./` are the local names they spell. A host name is also checked when
+ * it is resolved before each send in production, and again by the connection's own lookup, so a name that
+ * points (or later re-points: DNS rebinding) at a private address is refused then.
  */
 export const urlLengthMax = 2048
 
@@ -97,6 +99,9 @@ export const checkWebhookUrl = (raw: string, mode: ServiceMode): UrlVerdict => {
   if (mode === "production") {
     if (url.protocol !== "https:") return broken("must use https in production")
     const host = hostOf(url)
+    if (host === "" || host.split(".").some((label) => label === "")) {
+      return broken("must have a valid host name (no empty labels such as a doubled dot)")
+    }
     if (NodeNet.isIP(host) !== 0) {
       if (!isPublicAddress(host)) return broken("must point at a public host, not a loopback, private, link-local or metadata address")
     } else if (isPrivateName(host)) {
@@ -108,8 +113,12 @@ export const checkWebhookUrl = (raw: string, mode: ServiceMode): UrlVerdict => {
   return { ok: true, url: normalized }
 }
 
-/** The host of a URL without IPv6 brackets. */
-export const hostOf = (url: URL): string => url.hostname.replace(/^\[(.*)\]$/, "$1").toLowerCase()
+/**
+ * The host of a URL as the rules see it: without IPv6 brackets, lower case, and without one trailing dot (the
+ * fully-qualified spelling `localhost.` names the same host as `localhost`). The URL parser has already mapped
+ * an internationalised name to ASCII (punycode) and a numeric IPv4 spelling (`2130706433`, `127.1`) to dotted form.
+ */
+export const hostOf = (url: URL): string => url.hostname.replace(/^\[(.*)\]$/, "$1").toLowerCase().replace(/\.$/, "")
 
 /** Why a host may not be sent to, once resolved; undefined when every address it resolves to is public. */
 export const refuseNonPublic = (host: string, addresses: ReadonlyArray<string>): string | undefined => {

@@ -9,7 +9,7 @@ import { Keys } from "../crypto/Keys.js"
 import type { TestResult } from "./Api.js"
 import { delayAfterFailure } from "./RetrySchedule.js"
 import { openSecret, signatureHeader } from "./Signing.js"
-import { hostOf, publicOnlyLookup, refuseNonPublic } from "./UrlRules.js"
+import { checkWebhookUrl, hostOf, publicOnlyLookup, refuseNonPublic } from "./UrlRules.js"
 import * as WebhooksRepo from "./WebhooksRepo.js"
 
 /** What one HTTP attempt came to. */
@@ -62,10 +62,16 @@ export const layer = Layer.scoped(
     const client = yield* NodeHttpClient.make.pipe(Effect.provideService(NodeHttpClient.HttpAgent, agent))
     const timeout = Duration.millis(config.webhookTimeoutMs)
 
-    /** In production a name is resolved before each send and refused if any address is not public. */
+    /**
+     * In production every attempt re-checks the stored URL against today's rules (a URL saved before a rule
+     * existed is refused, not sent), then resolves the name and refuses it if any address is not public. The
+     * connection's own lookup (`publicOnlyLookup`) checks the address actually connected to once more.
+     */
     const checkResolved = (url: string) =>
       Effect.gen(function*() {
         if (!production) return undefined
+        const verdict = checkWebhookUrl(url, "production")
+        if (!verdict.ok) return `refused: url ${verdict.rule}`
         const host = hostOf(new URL(url))
         const addresses = yield* Effect.tryPromise(() => NodeDns.promises.lookup(host, { all: true, verbatim: true })).pipe(
           Effect.map((found) => found.map((a) => a.address)),

@@ -121,7 +121,7 @@ export const layer = Layer.effect(
 
     const deliveries = (partnerId: string, query: PageRequest & { readonly status?: DeliveryStatus | undefined }) =>
       paginate(
-        `webhook-deliveries:${query.status ?? "all"}`,
+        { list: "webhook-deliveries", partnerId, filters: { status: query.status } },
         query,
         ({ beforeSeq, limit }) => repo.page(partnerId, query.status, beforeSeq, limit),
         (row) => String(row.seq)

@@ -1,13 +1,14 @@
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { CustomerIdPath } from "../customers/Api.js"
 import { ApiError, BadRequest, CustomerForbidden, InvalidCursor, NotFound } from "../http/ApiError.js"
 import { PartnerAuth, SandboxAuth } from "../http/Auth.js"
 import { Envelope, PageEnvelope } from "../http/Envelope.js"
 import { PageParams } from "../http/PageParams.js"
-import { CustomerBusy, InsufficientBalance, ReferenceInUse } from "../ledger/Errors.js"
+import { BalanceLimitExceeded, CustomerBusy, InsufficientBalance, ReferenceInUse } from "../ledger/Errors.js"
 import { Reference } from "../ledger/Reference.js"
 import { AmountNumber } from "../money/Money.js"
+import { BankRailUnavailable } from "../rails/Errors.js"
 
 /** PROCESSING until the bank answers; COMPLETED, FAILED and REVERSED are our literal values (SPEC.md leaves them open). */
 export const WithdrawalStatus = Schema.Literal("PROCESSING", "COMPLETED", "FAILED", "REVERSED")
@@ -47,7 +48,14 @@ export const QueryAmount = Schema.String.pipe(
   Schema.pattern(/^\d{1,16}(\.\d{1,16})?$/, { message: () => "must be a positive decimal number such as 1500.50" }),
   Schema.compose(Schema.NumberFromString),
   Schema.compose(AmountNumber)
-)
+).annotations({
+  jsonSchema: {
+    type: "number",
+    exclusiveMinimum: 0,
+    description: "The amount to withdraw in major units, written as plain decimal digits (e.g. 1500.50): no sign, " +
+      "exponent or spaces, at most 16 digits on each side of the point"
+  }
+})
 
 export const QuoteQuery = Schema.Struct({ amount: QueryAmount })
 
@@ -88,10 +96,18 @@ const withdrawEndpoint = <const Name extends string>(name: Name, path: "/custome
     .addError(InsufficientBalance)
     .addError(ReferenceInUse)
     .addError(CustomerBusy)
+    .addError(BankRailUnavailable)
 
 export class WithdrawalsApi extends HttpApiGroup.make("withdrawals")
   .add(
     HttpApiEndpoint.get("quote", "/customers/:customerId/withdraw/quote")
+      .annotateContext(OpenApi.annotations({
+        summary: "Quote a withdrawal",
+        description: "The fee (a percentage rounded up plus a flat fee per currency, taken out of the amount) and what " +
+          "the bank would receive for `amount`. Moves nothing and checks neither the balance nor the " +
+          "default account; an amount under the minimum is refused as the withdrawal would be (400 " +
+          "`WITHDRAWAL_BELOW_MINIMUM`, with `details.minimumAmount`)."
+      }))
       .setPath(CustomerIdPath)
       .setUrlParams(QuoteQuery)
       .addSuccess(Envelope(WithdrawalQuote))
@@ -99,11 +115,28 @@ export class WithdrawalsApi extends HttpApiGroup.make("withdrawals")
       .addError(CustomerForbidden)
       .addError(WithdrawalBelowMinimum)
   )
-  .add(withdrawEndpoint("withdraw", "/customers/:customerId/withdraw"))
+  .add(withdrawEndpoint("withdraw", "/customers/:customerId/withdraw")
+    .annotateContext(OpenApi.annotations({
+      summary: "Withdraw to the default bank account",
+      description: "Reserves `amount` from the available balance and pays it, less the fee, to the customer's " +
+        "default bank account. Answers 201 with status `PROCESSING` and emits `withdrawal.submitted`. " +
+        "Idempotent by `reference`: the same reference again returns the original withdrawal and moves " +
+        "nothing; a reference of another customer of the partner answers 409 `REFERENCE_IN_USE`. A " +
+        "refusal moves nothing."
+    })))
   // The same endpoint (and idempotency scope) under the path SPEC.md's idempotency list names.
-  .add(withdrawEndpoint("withdrawWallet", "/customers/:customerId/wallet/withdraw"))
+  .add(withdrawEndpoint("withdrawWallet", "/customers/:customerId/wallet/withdraw")
+    .annotateContext(OpenApi.annotations({
+      summary: "Withdraw (wallet path)",
+      description: "The same endpoint as `POST /customers/{customerId}/withdraw`, under the path SPEC.md's " +
+        "idempotency list names; both paths share one `reference` scope."
+    })))
   .add(
     HttpApiEndpoint.get("list", "/customers/:customerId/withdrawals")
+      .annotateContext(OpenApi.annotations({
+        summary: "List withdrawals",
+        description: "The customer's withdrawals, newest first, as a cursor list."
+      }))
       .setPath(CustomerIdPath)
       .setUrlParams(Schema.Struct(PageParams))
       .addSuccess(PageEnvelope(Withdrawal))
@@ -112,6 +145,11 @@ export class WithdrawalsApi extends HttpApiGroup.make("withdrawals")
   )
   .add(
     HttpApiEndpoint.get("get", "/customers/:customerId/withdrawals/:withdrawalId")
+      .annotateContext(OpenApi.annotations({
+        summary: "Get a withdrawal",
+        description: "One withdrawal with its status (`PROCESSING`, `COMPLETED`, `FAILED` or `REVERSED`). An unknown " +
+          "withdrawal or another customer's answers 404 `NOT_FOUND`."
+      }))
       .setPath(WithdrawalPath)
       .addSuccess(Envelope(Withdrawal))
       .addError(CustomerForbidden)
@@ -125,6 +163,12 @@ export class WithdrawalsApi extends HttpApiGroup.make("withdrawals")
 export class SandboxWithdrawalsApi extends HttpApiGroup.make("sandboxWithdrawals")
   .add(
     HttpApiEndpoint.post("complete", "/withdrawals/:withdrawalId/complete")
+      .annotateContext(OpenApi.annotations({
+        summary: "Complete a withdrawal (sandbox)",
+        description: "The bank confirms a `PROCESSING` withdrawal: it becomes `COMPLETED` and `withdrawal.completed` " +
+          "is emitted. Any other status: 400 `WITHDRAWAL_STATE_CONFLICT`. Another partner's withdrawal: " +
+          "404."
+      }))
       .setPath(SandboxWithdrawalPath)
       .addSuccess(Envelope(Withdrawal))
       .addError(NotFound)
@@ -133,6 +177,12 @@ export class SandboxWithdrawalsApi extends HttpApiGroup.make("sandboxWithdrawals
   )
   .add(
     HttpApiEndpoint.post("fail", "/withdrawals/:withdrawalId/fail")
+      .annotateContext(OpenApi.annotations({
+        summary: "Fail a withdrawal (sandbox)",
+        description: "The bank rejects a `PROCESSING` withdrawal with `reason`: it becomes `FAILED`, the whole " +
+          "`totalDebited` (fee included) returns to the balance and `withdrawal.failed` is emitted. Any " +
+          "other status: 400 `WITHDRAWAL_STATE_CONFLICT`."
+      }))
       .setPath(SandboxWithdrawalPath)
       .setPayload(FailBody)
       .addSuccess(Envelope(Withdrawal))
@@ -143,11 +193,18 @@ export class SandboxWithdrawalsApi extends HttpApiGroup.make("sandboxWithdrawals
   )
   .add(
     HttpApiEndpoint.post("reverse", "/withdrawals/:withdrawalId/reverse")
+      .annotateContext(OpenApi.annotations({
+        summary: "Reverse a withdrawal (sandbox)",
+        description: "An operator reverses a `PROCESSING` or `COMPLETED` withdrawal: it becomes `REVERSED`, the money " +
+          "returns to the balance (the fee is kept when it had completed) and `withdrawal.reversed` is " +
+          "emitted. A `FAILED` or `REVERSED` one: 400 `WITHDRAWAL_STATE_CONFLICT`."
+      }))
       .setPath(SandboxWithdrawalPath)
       .addSuccess(Envelope(Withdrawal))
       .addError(NotFound)
       .addError(WithdrawalStateConflict)
       .addError(CustomerBusy)
+      .addError(BalanceLimitExceeded)
   )
   .middleware(SandboxAuth)
   .prefix("/sandbox")

@@ -8,11 +8,12 @@ import { BadRequest, type CustomerForbidden, type InvalidCursor, NotFound } from
 import type { Page } from "../http/Envelope.js"
 import { Cursors, paginate, type PageRequest } from "../http/Pagination.js"
 import { CustomerActors } from "../ledger/CustomerActors.js"
-import type { CustomerBusy, InsufficientBalance, ReferenceInUse } from "../ledger/Errors.js"
+import type { BalanceLimitExceeded, CustomerBusy, InsufficientBalance, ReferenceInUse } from "../ledger/Errors.js"
 import { Idempotency } from "../ledger/Idempotency.js"
 import * as Ledger from "../ledger/Ledger.js"
 import { describeAmountProblem, parseAmount, toDecimalString, toNumber } from "../money/Money.js"
 import { Bank, type PayoutOutcome } from "../rails/Bank.js"
+import type { BankRailUnavailable } from "../rails/Errors.js"
 import type { FiatCurrency } from "../reference/Countries.js"
 import {
   NoDefaultBankAccount,
@@ -73,7 +74,14 @@ export class Withdrawals extends Context.Tag("Withdrawals")<Withdrawals, {
     body: WithdrawBody
   ) => Effect.Effect<
     Withdrawal,
-    BadRequest | WithdrawalBelowMinimum | NoDefaultBankAccount | InsufficientBalance | ReferenceInUse | CustomerForbidden | CustomerBusy
+    | BadRequest
+    | WithdrawalBelowMinimum
+    | NoDefaultBankAccount
+    | InsufficientBalance
+    | ReferenceInUse
+    | CustomerForbidden
+    | CustomerBusy
+    | BankRailUnavailable
   >
   readonly list: (customer: CustomerRow, page: PageRequest) => Effect.Effect<Page<Withdrawal>, InvalidCursor>
   readonly get: (customer: CustomerRow, withdrawalId: string) => Effect.Effect<Withdrawal, NotFound>
@@ -85,7 +93,7 @@ export class Withdrawals extends Context.Tag("Withdrawals")<Withdrawals, {
     partnerId: string,
     withdrawalId: string,
     outcome: PayoutOutcome
-  ) => Effect.Effect<Withdrawal, NotFound | WithdrawalStateConflict | CustomerBusy>
+  ) => Effect.Effect<Withdrawal, NotFound | WithdrawalStateConflict | CustomerBusy | BalanceLimitExceeded>
 }>() {}
 
 export const layer = Layer.effect(
@@ -278,7 +286,7 @@ export const layer = Layer.effect(
       })
 
     const list = (customer: CustomerRow, page: PageRequest) =>
-      paginate(`withdrawals:${customer.id}`, page, ({ beforeSeq, limit }) => repo.page(customer.id, beforeSeq, limit), (row) => String(row.seq)).pipe(
+      paginate({ list: "withdrawals", partnerId: customer.partnerId, customerId: customer.id }, page, ({ beforeSeq, limit }) => repo.page(customer.id, beforeSeq, limit), (row) => String(row.seq)).pipe(
         Effect.map((result) => ({ items: result.items.map(toWithdrawal), nextCursor: result.nextCursor })),
         Effect.provideService(Cursors, cursors),
         Effect.catchTag("SqlError", Effect.die)

@@ -5,6 +5,7 @@ import jobsRails from "./0005_jobs_rails.js"
 import kyc from "./0006_kyc.js"
 import funding from "./0007_funding.js"
 import withdrawals from "./0008_withdrawals.js"
+import fundingRedirect from "./0009_funding_redirect.js"
 
 /** Every migration, in order; statically imported so that tsx, vitest and compiled code load the same set. */
 export const migrations = {
@@ -14,5 +15,6 @@ export const migrations = {
   "0005_jobs_rails": jobsRails,
   "0006_kyc": kyc,
   "0007_funding": funding,
-  "0008_withdrawals": withdrawals
+  "0008_withdrawals": withdrawals,
+  "0009_funding_redirect": fundingRedirect
 }

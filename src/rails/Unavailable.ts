@@ -1,0 +1,38 @@
+import { Effect, Layer } from "effect"
+import { Bank } from "./Bank.js"
+import { Chain } from "./Chain.js"
+import { BankRailUnavailable, ChainRailUnavailable, IdentityRailUnavailable } from "./Errors.js"
+import { Identity } from "./Identity.js"
+
+/**
+ * The adapters of a production deployment that has no live adapter for a rail (and did not opt in to the
+ * simulators with SIMULATED_RAILS=true): every operation refuses with the rail's 503, so a request that needs the
+ * rail moves nothing and writes nothing (its command's transaction rolls back). Never a simulated outcome.
+ */
+const bank = Effect.fail(BankRailUnavailable.standard())
+const chain = Effect.fail(ChainRailUnavailable.standard())
+const identity = Effect.fail(IdentityRailUnavailable.standard())
+
+export const bankLayer = Layer.succeed(Bank, Bank.of({
+  banks: () => bank,
+  nameEnquiry: () => bank,
+  issueCollectionAccount: () => bank,
+  collectionOpened: () => bank,
+  submitPayout: () => bank
+}))
+
+export const chainLayer = Layer.succeed(Chain, Chain.of({
+  issueDepositAddress: () => chain,
+  // Nothing reaches a deposit or a send without an adapter; no format is vouched for.
+  isValidAddress: () => false,
+  isValidTxHash: () => false,
+  txHashShape: () => "unknown (no chain adapter is configured)",
+  broadcast: () => chain
+}))
+
+export const identityLayer = Layer.succeed(Identity, Identity.of({
+  lookup: () => identity,
+  submitDocumentCheck: () => identity
+}))
+
+export const layer = Layer.mergeAll(bankLayer, chainLayer, identityLayer)
