@@ -12,6 +12,7 @@ import * as Ids from "../../src/ids/Ids.js"
 import * as ServiceClock from "../../src/clock/ServiceClock.js"
 import { PgClient } from "@effect/sql-pg"
 import { String as Str } from "effect"
+import { fetchOpenApiDocument, makeConformance } from "./OpenApiConformance.js"
 
 /** Which database the suite runs on: PostgreSQL when TEST_DATABASE_URL is set, else PGlite. */
 export const databaseKind = (): "postgres" | "pglite" => (inject("pgTemplate") ? "postgres" : "pglite")
@@ -89,7 +90,13 @@ export interface TestApp {
 
 /** Starts the whole service on a loopback port with a fresh database; talk to it with real HTTP. */
 export const startTestApp = async (
-  options: { readonly config?: Partial<AppConfigShape>; readonly seed?: string; readonly wallClock?: boolean } = {}
+  options: {
+    readonly config?: Partial<AppConfigShape>
+    readonly seed?: string
+    readonly wallClock?: boolean
+    /** Check every response against the OpenAPI document (default); off only for tests of the checker itself. */
+    readonly conformance?: boolean
+  } = {}
 ): Promise<TestApp> => {
   const database = await testDatabaseLayer()
   const config = testConfig(options.config)
@@ -127,9 +134,24 @@ export const startTestApp = async (
 
   const run = <A, E>(effect: Effect.Effect<A, E, any>) => runtime.runPromise(effect as Effect.Effect<A, E, never>)
 
+  // Every response any suite receives must be one the OpenAPI document describes (status, content type, body).
+  const basePath = new URL(baseUrl).pathname.replace(/\/$/, "")
+  const conformance = options.conformance === false ? undefined : makeConformance(await fetchOpenApiDocument(baseUrl))
+  const checkedRequest = async <T>(method: string, path: string, opts: RequestOptions = {}): Promise<Reply<T>> => {
+    const reply = await request<T>(method, path, opts)
+    conformance?.assertDescribed({
+      method,
+      path: basePath + path,
+      status: reply.status,
+      contentType: reply.headers.get("content-type"),
+      body: reply.body
+    })
+    return reply
+  }
+
   return {
     baseUrl,
-    request,
+    request: checkedRequest,
     newPartner: async (kybStatus = "APPROVED") => {
       const reply = await request<any>("POST", "/sandbox/partners", { body: { kybStatus } })
       if (reply.status !== 201) throw new Error(`partner creation failed: ${JSON.stringify(reply.body)}`)
