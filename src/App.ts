@@ -3,7 +3,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import type { SqlClient, SqlError } from "@effect/sql"
 import type { PgClient } from "@effect/sql-pg"
 import { Console, Effect, Layer } from "effect"
-import { createServer } from "node:http"
+import { createServer, maxHeaderSize } from "node:http"
 import { Api, ProductionApi } from "./Api.js"
 import * as ServiceClock from "./clock/ServiceClock.js"
 import { AppConfig, type AppConfigShape } from "./config/AppConfig.js"
@@ -17,7 +17,7 @@ import { FundingHttp } from "./funding/Http.js"
 import { ShutdownLayer, ShutdownTrigger } from "./http/Shutdown.js"
 import { HealthHttp } from "./health/Http.js"
 import { PartnerAuthLive, SandboxAuthLive } from "./http/AuthLive.js"
-import { makeHttpMiddleware, routeTable } from "./http/Middleware.js"
+import { answerClientError, makeHttpMiddleware, routeTable } from "./http/Middleware.js"
 import { CursorsLayer } from "./http/Pagination.js"
 import * as Ids from "./ids/Ids.js"
 import * as Jobs from "./jobs/Jobs.js"
@@ -102,11 +102,14 @@ const sandboxGroups = Layer.mergeAll(SandboxHttp, SandboxPartnersHttp, SandboxKy
 /**
  * Idle keep-alive connections stay open 65 s: longer than clients' and load balancers' own idle time-outs, so the
  * server is never the side that closes a connection a client is about to reuse (an ECONNRESET on the client).
+ * A request Node cannot read itself (headers over its 16 KB limit, malformed HTTP) is answered with the error
+ * envelope rather than Node's bare status line (`answerClientError`).
  */
 const makeNodeServer = () => {
   const server = createServer()
   server.keepAliveTimeout = 65_000
   server.headersTimeout = 66_000
+  server.on("clientError", (error, socket) => answerClientError(error, socket, maxHeaderSize))
   return server
 }
 

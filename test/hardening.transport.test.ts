@@ -308,6 +308,36 @@ describe("NUL and control characters", () => {
     expect(balance.body.data[0].balance).toBe(0)
   })
 
+  it("an unpaired surrogate escape in a string is 400 naming the field (it used to be a 500, or stored as U+FFFD)", async () => {
+    const customerId = await newCustomer()
+    await unchanged(async () => {
+      // A `json` column refused it: 500 INTERNAL_ERROR (found by the long fuzz run).
+      const reverification = await app.request(
+        "POST",
+        `/sandbox/customers/${customerId}/kyc/reverification`,
+        { apiKey, ...json(`{"items":["BVN"],"message":"\\udc00\\ud800"}`) }
+      )
+      expectRefused(reverification, 400, "BAD_REQUEST", "message")
+      expect(reverification.body.message).toContain("surrogate pair")
+      // A text column kept it as U+FFFD: the name was silently changed.
+      const name = await app.request("POST", "/partner/v1/customers", {
+        apiKey,
+        ...json(JSON.stringify(customerBody()).replace("\"Ada\"", "\"A\\ud800da\""))
+      })
+      expectRefused(name, 400, "BAD_REQUEST", "firstName")
+      const property = await app.request("POST", "/sandbox/partners", json("{\"na\\udfffme\":\"x\"}"))
+      expectRefused(property, 400, "BAD_REQUEST")
+      expect(property.body.message).toContain("in a property name")
+    })
+    // A whole pair, escaped or not, is text like any other.
+    const pair = await app.request("POST", "/sandbox/partner/kyb", {
+      apiKey: (await app.newPartner()).apiKey,
+      ...json(`{"status":"REJECTED","reason":"blurred \\ud83d\\ude00 photo 😀"}`)
+    })
+    expect(pair.status, JSON.stringify(pair.body)).toBe(200)
+    expect(pair.body.data.kybReason).toBe("blurred 😀 photo 😀")
+  })
+
   it("tab and line breaks are allowed in free-text fields (a reason, a message)", async () => {
     const partner = await app.newPartner()
     const reply = await app.request("POST", "/sandbox/partner/kyb", {
@@ -331,7 +361,8 @@ describe("NUL and control characters", () => {
       )
       expectRefused(await app.request("POST", "/sandbox/withdrawals/abc%00/complete", { apiKey }), 400, "BAD_REQUEST", "withdrawalId")
       expectRefused(await app.request("GET", "/sandbox/events?type=customer.registered%00", { apiKey }), 400, "BAD_REQUEST", "type")
-      expectRefused(await app.request("GET", "/partner/v1/customers?cursor=a%0Ab", { apiKey }), 400, "BAD_REQUEST", "cursor")
+      // A cursor is opaque: one with control characters is a cursor the list did not issue (README "Pagination").
+      expectRefused(await app.request("GET", "/partner/v1/customers?cursor=a%0Ab", { apiKey }), 400, "INVALID_CURSOR", "cursor")
     })
     // An unknown route stays 404, a wrong method 405.
     expect((await app.request("GET", "/partner/v1/nothing%00", { apiKey })).status).toBe(404)

@@ -174,7 +174,8 @@ const middlewareErrors = {
   UnsupportedMediaType: errorJsonSchema({ status: 415, code: "UNSUPPORTED_MEDIA_TYPE", error: "UnsupportedMediaType", description: "A Content-Type the route does not take (application/json; multipart/form-data for the upload)" }),
   InternalError: errorJsonSchema({ status: 500, code: "INTERNAL_ERROR", error: "InternalError", description: "A bug on the service's side; retry with the same reference" }),
   RouteNotFound: errorJsonSchema({ status: 404, code: "NOT_FOUND", error: "NotFound", description: "No route has this path" }),
-  MethodNotAllowed: errorJsonSchema({ status: 405, code: "METHOD_NOT_ALLOWED", error: "MethodNotAllowed", description: "The path exists with other methods (listed in the Allow header)" })
+  MethodNotAllowed: errorJsonSchema({ status: 405, code: "METHOD_NOT_ALLOWED", error: "MethodNotAllowed", description: "The path exists with other methods (listed in the Allow header)" }),
+  RequestHeaderFieldsTooLarge: errorJsonSchema({ status: 431, code: "REQUEST_HEADER_FIELDS_TOO_LARGE", error: "RequestHeaderFieldsTooLarge", description: "The request line and headers are over 16 KB in all (answered before any route is chosen, with Connection: close)" })
 } as const
 
 type Json = Record<string, any>
@@ -195,9 +196,11 @@ const errorRefs = (schema: Json | undefined): Array<string> => {
  *
  * - HttpApi documents a decode failure as `HttpApiDecodeError` (`_tag`, `issues`); the middleware turns every one
  *   into the envelope with code `BAD_REQUEST`, i.e. the `BadRequest` schema.
- * - Every operation can answer 500 `INTERNAL_ERROR`; every POST, PUT or PATCH 415 `UNSUPPORTED_MEDIA_TYPE`, and
- *   those with a JSON body (not the multipart upload) 400 `MALFORMED_JSON` and 413 `PAYLOAD_TOO_LARGE` (the body
- *   pre-checks of Middleware.ts).
+ * - Every operation can answer 500 `INTERNAL_ERROR` and 431 `REQUEST_HEADER_FIELDS_TOO_LARGE` (headers over
+ *   16 KB, answered by the server before routing, `answerClientError` in Middleware.ts; also
+ *   `components.responses.RequestHeaderFieldsTooLarge`); every POST, PUT or PATCH 415 `UNSUPPORTED_MEDIA_TYPE`,
+ *   and those with a JSON body (not the multipart upload) 400 `MALFORMED_JSON` and 413 `PAYLOAD_TOO_LARGE` (the
+ *   body pre-checks of Middleware.ts).
  * - A request that matches no operation answers 404 `NOT_FOUND` (unknown path) or 405 `METHOD_NOT_ALLOWED` (known
  *   path, other method): `components.responses.RouteNotFound` and `components.responses.MethodNotAllowed`.
  * - Each error response's description lists the codes it may carry.
@@ -221,6 +224,7 @@ export const describeErrors = (spec: Json): Json => {
         content["application/json"] = { schema: { anyOf: [...errorRefs(current), schemaRef(name)].map(($ref) => ({ $ref })) } }
       }
       add(500, "InternalError")
+      add(431, "RequestHeaderFieldsTooLarge")
       if (method === "post" || method === "put" || method === "patch") {
         add(415, "UnsupportedMediaType")
         // A multipart route (the document upload) reads its body with its own limits and refusals.
@@ -250,7 +254,8 @@ export const describeErrors = (spec: Json): Json => {
     RouteNotFound: errorResponse("RouteNotFound"),
     MethodNotAllowed: errorResponse("MethodNotAllowed", {
       Allow: { description: "The methods the path accepts", schema: { type: "string" } }
-    })
+    }),
+    RequestHeaderFieldsTooLarge: errorResponse("RequestHeaderFieldsTooLarge")
   }
 
   // The decode error's own schemas are referred to by nothing now.

@@ -12,8 +12,14 @@ const statusDefaults: Record<number, { code: string; error: string; message: str
   403: { code: "FORBIDDEN", error: "Forbidden", message: "Forbidden" },
   404: { code: "NOT_FOUND", error: "NotFound", message: "Not found" },
   405: { code: "METHOD_NOT_ALLOWED", error: "MethodNotAllowed", message: "Method not allowed" },
+  408: { code: "REQUEST_TIMEOUT", error: "RequestTimeout", message: "The request did not arrive in time" },
   413: { code: "PAYLOAD_TOO_LARGE", error: "PayloadTooLarge", message: "Request body is too large" },
   415: { code: "UNSUPPORTED_MEDIA_TYPE", error: "UnsupportedMediaType", message: "Unsupported content type" },
+  431: {
+    code: "REQUEST_HEADER_FIELDS_TOO_LARGE",
+    error: "RequestHeaderFieldsTooLarge",
+    message: "The request's headers are too large"
+  },
   499: { code: "CLIENT_CLOSED_REQUEST", error: "ClientClosedRequest", message: "The client closed the request" },
   500: { code: "INTERNAL_ERROR", error: "InternalError", message: "Something went wrong on our side; retry with the same reference" },
   503: { code: "SERVICE_UNAVAILABLE", error: "ServiceUnavailable", message: "The service is busy; retry with the same reference" }

@@ -1,7 +1,8 @@
 /**
  * Checks of a request's input text made once, before any handler decodes it (README "Conventions"): the JSON
- * body's nesting depth, its number literals (read exactly, never rounded), and control characters in every string
- * of the body, the query string and the path. Each problem names the field (JSON path such as `idDocument.number`).
+ * body's nesting depth, its number literals (read exactly, never rounded), control characters in every string
+ * of the body, the query string and the path, and unpaired surrogate escapes in the body's strings. Each problem
+ * names the field (JSON path such as `idDocument.number`).
  */
 
 /** Objects and arrays nested deeper than this are refused (no request of the API needs more than a few levels). */
@@ -17,6 +18,17 @@ const anyControl = /[\u0000-\u001f\u007f-\u009f]/
 const controlExceptWhitespace = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/
 
 export const controlCharactersMessage = "must not contain control characters"
+export const unpairedSurrogateMessage =
+  "must be valid Unicode text: a \\uD800-\\uDFFF escape must be one half of a surrogate pair"
+
+/**
+ * A UTF-16 surrogate without its other half. Only a JSON escape (`"\udc00"`) can write one (UTF-8 cannot); no
+ * text column can keep it (it would become U+FFFD, or break a `json` column), so it is refused.
+ */
+const unpairedSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+
+export const hasUnpairedSurrogate = (value: string): boolean => unpairedSurrogate.test(value)
+
 export const inexactNumberMessage = "must be written exactly, with at most 15 significant digits and no exponent"
 
 export const hasControlCharacters = (value: string, freeText = false): boolean =>
@@ -129,6 +141,7 @@ export const scanJson = (text: string): InputProblem | undefined => {
           top.key = value
           top.awaitingKey = false
           if (hasControlCharacters(value)) return problem(path(), `${controlCharactersMessage} (in a property name)`)
+          if (raw.includes("\\u") && hasUnpairedSurrogate(value)) return problem(path(), `${unpairedSurrogateMessage} (in a property name)`)
           continue
         }
         const here = path()
@@ -136,6 +149,7 @@ export const scanJson = (text: string): InputProblem | undefined => {
         if (hasControlCharacters(value, typeof last === "string" && freeTextFields.has(last))) {
           return problem(here, controlCharactersMessage)
         }
+        if (raw.includes("\\u") && hasUnpairedSurrogate(value)) return problem(here, unpairedSurrogateMessage)
         continue
       }
       default: {
@@ -156,12 +170,18 @@ export const scanJson = (text: string): InputProblem | undefined => {
 /** Query parameters holding an amount (`amount`, `minAmount`, ...): read as exactly as a JSON amount. */
 const amountParameter = /amount$/i
 
+/**
+ * Query parameters whose value is opaque, checked whole by the route: any `cursor` a list did not issue, control
+ * characters included, is that list's 400 `INVALID_CURSOR` (README "Pagination"), never a `BAD_REQUEST`.
+ */
+const opaqueParameters: ReadonlySet<string> = new Set(["cursor"])
+
 /** The first problem of a query string (`?a=1&b=2` or `a=1&b=2`), or undefined. */
 export const checkQuery = (search: string): InputProblem | undefined => {
   if (search === "" || search === "?") return undefined
   for (const [key, value] of new URLSearchParams(search)) {
     if (hasControlCharacters(key)) return problem([key], `${controlCharactersMessage} (in a parameter name)`)
-    if (hasControlCharacters(value)) return problem([key], controlCharactersMessage)
+    if (hasControlCharacters(value) && !opaqueParameters.has(key)) return problem([key], controlCharactersMessage)
     if (amountParameter.test(key) && /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(value) && !isExactNumberLiteral(value)) {
       return problem([key], inexactNumberMessage)
     }

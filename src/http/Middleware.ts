@@ -9,6 +9,8 @@ import {
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Cause, Effect, Either, Option } from "effect"
 import * as Crypto from "node:crypto"
+import { STATUS_CODES } from "node:http"
+import type { Duplex } from "node:stream"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { errorBody, errorResponse, normalizeError } from "./ErrorEnvelope.js"
 import { checkQuery, controlCharacterSegments, controlCharactersMessage, scanJson } from "./JsonBody.js"
@@ -70,6 +72,75 @@ const isRouteNotFoundOnly = (cause: Cause.Cause<unknown>) => {
 
 const requestIdPattern = /^[A-Za-z0-9._-]{8,64}$/
 
+/** The id of a response: a valid incoming `x-request-id` is kept, any other replaced by a fresh one. */
+const requestIdOf = (incoming: string | undefined) =>
+  incoming !== undefined && requestIdPattern.test(incoming) ? incoming : `req_${Crypto.randomBytes(12).toString("hex")}`
+
+/**
+ * The router's (find-my-way's) `maxParamLength`, which @effect/platform leaves at its default: a longer path
+ * parameter makes the router answer "no route".
+ */
+export const routerParamLengthMax = 100
+
+/** The first `max` UTF-16 code units of a text at most, never splitting a surrogate pair, and `…`. */
+const cutParameter = (text: string, max: number) => {
+  let end = max - 1
+  const last = text.charCodeAt(end - 1)
+  if (last >= 0xd800 && last <= 0xdbff) end--
+  return `${text.slice(0, end)}…`
+}
+
+const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
+
+/**
+ * A path segment the router can route, or `undefined` when it can route it as it is. The router refuses (answers
+ * "no route" for) a segment that is not valid percent-encoding (`%zz`, `%FF`, a truncated UTF-8 sequence) or that
+ * is, decoded, longer than `routerParamLengthMax`; and it cuts the path at a `;` or `#` (`x;y=1/kyc` would reach
+ * another route). Such a segment becomes the percent-encoding of its own text: undecodable text as written (`%zz`
+ * is the three characters `%zz`), `;` and `#` as characters, a long value cut to 99 characters plus `…`. That
+ * value is well formed for the router but holds a `%`, `;`, `#` or `…`, so it is no id, rail or level: in a
+ * parameter's place the route's own validation answers it as it answers any invalid value (403
+ * `CUSTOMER_FORBIDDEN`, the resource's 404, 400 naming the field); in a literal segment's place no route matches.
+ */
+export const routableSegment = (segment: string): string | undefined => {
+  let text: string
+  let decodable = true
+  try {
+    text = decodeURIComponent(segment)
+  } catch {
+    text = segment
+    decodable = false
+  }
+  if (decodable && text.length <= routerParamLengthMax && !segment.includes(";") && !segment.includes("#")) return undefined
+  if (text.length > routerParamLengthMax) text = cutParameter(text, routerParamLengthMax)
+  return encodeURIComponent(text.replace(loneSurrogate, "\ufffd"))
+}
+
+/** An absolute-form request target's origin (`http://host:port`, RFC 9112 section 3.2.2; what proxies are sent). */
+const absoluteOrigin = /^https?:\/\/[^/?#]*/i
+
+/** A request target in origin form: `http://host/a?b` is `/a?b` (as the router reads it), `/a?b` itself. */
+export const originForm = (url: string): string => {
+  const origin = absoluteOrigin.exec(url)
+  if (origin === null) return url
+  const rest = url.slice(origin[0].length)
+  return rest.startsWith("/") ? rest : `/${rest}`
+}
+
+/** The URL to route: `url` with every segment of its path that the router cannot route made routable. */
+export const routableUrl = (url: string): string => {
+  const query = url.indexOf("?")
+  const path = query < 0 ? url : url.slice(0, query)
+  let changed = false
+  const segments = path.split("/").map((segment) => {
+    const routable = routableSegment(segment)
+    if (routable === undefined) return segment
+    changed = true
+    return routable
+  })
+  return changed ? segments.join("/") + (query < 0 ? "" : url.slice(query)) : url
+}
+
 /**
  * Checks that must happen before a handler reads its input: control characters in path values and the query
  * string, the content type (JSON routes take `application/json` only, the upload route `multipart/form-data`
@@ -86,6 +157,13 @@ interface Rejection {
 /** Sets the text `request.text` answers (the platform's Node request caches it in `textEffect`). */
 const cacheText = (request: HttpServerRequest.HttpServerRequest, text: string) => {
   ;(request as { textEffect?: Effect.Effect<string> }).textEffect = Effect.succeed(text)
+}
+
+/** `modified` (the same request with another URL) reading the body text already read from `request`, if any. */
+const withCachedText = (request: HttpServerRequest.HttpServerRequest, modified: HttpServerRequest.HttpServerRequest) => {
+  const cached = (request as { textEffect?: Effect.Effect<string> }).textEffect
+  if (cached !== undefined) (modified as { textEffect?: Effect.Effect<string> }).textEffect = cached
+  return modified
 }
 
 /**
@@ -239,12 +317,12 @@ export const makeHttpMiddleware = (options: { readonly maxJsonBodyBytes: number;
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const clock = yield* ServiceClock
-    const incomingId = request.headers["x-request-id"]
-    const requestId = incomingId !== undefined && requestIdPattern.test(incomingId)
-      ? incomingId
-      : `req_${Crypto.randomBytes(12).toString("hex")}`
+    const requestId = requestIdOf(request.headers["x-request-id"])
     const started = performance.now()
-    const path = request.url.split("?")[0] ?? request.url
+    // The request target in origin form (`/api/v1/...`): an absolute form (`http://host/api/v1/...`) without its
+    // origin, as the router reads it.
+    const target = originForm(request.url)
+    const path = target.split("?")[0] ?? target
 
     // Runs on the response about to be written, whoever produced it (handler, router, defect).
     const finalize = (produced: HttpServerResponse.HttpServerResponse) =>
@@ -278,13 +356,25 @@ export const makeHttpMiddleware = (options: { readonly maxJsonBodyBytes: number;
         return HttpServerResponse.setHeader(response, "x-request-id", requestId)
       })
 
+    // An empty segment (`/customers//kyc`): no operation has one, so no route (the router would drop it and reach
+    // `/customers/kyc`, i.e. the customer "kyc").
+    if (path.includes("//")) {
+      const message = `No route for ${request.method} ${path}`
+      return yield* finalize(errorResponse(errorBody({ status: 404, message, path, timestamp: yield* clock.now })))
+    }
     const rejected = yield* precheckBody(request, path, options.routes, options.maxJsonBodyBytes)
     if (Option.isSome(rejected)) {
       const { status, code, message, headers } = rejected.value
       return yield* finalize(errorResponse(errorBody({ status, code, message, path, timestamp: yield* clock.now }), headers))
     }
     yield* HttpApp.appendPreResponseHandler((_request, response) => finalize(response))
-    return yield* app.pipe(
+    // A segment the router cannot route is routed as its well-formed text (`routableSegment`): the handler answers
+    // it. Responses, logs and the error envelope keep the original `path`.
+    const url = routableUrl(target)
+    const routed = url === request.url
+      ? app
+      : Effect.provideService(app, HttpServerRequest.HttpServerRequest, withCachedText(request, request.modify({ url })))
+    return yield* routed.pipe(
       Effect.tapErrorCause((cause) =>
         Cause.isInterruptedOnly(cause) || isRouteNotFoundOnly(cause)
           ? Effect.void
@@ -292,3 +382,92 @@ export const makeHttpMiddleware = (options: { readonly maxJsonBodyBytes: number;
       )
     )
   }) as HttpApp.Default<never, ServiceClock>
+
+/**
+ * What Node answers itself, before any route or middleware runs, when it cannot read a request (its `clientError`
+ * event): headers over its limit (`HPE_HEADER_OVERFLOW`, 431), chunk extensions over its limit (413), a request
+ * that did not arrive within `requestTimeout` (408), and any other malformed HTTP (400).
+ */
+const clientErrors: Record<string, { readonly status: number; readonly message: (maxHeaderSize: number) => string }> = {
+  HPE_HEADER_OVERFLOW: {
+    status: 431,
+    message: (max) => `The request line and headers must be at most ${max} bytes in all; send fewer or shorter headers`
+  },
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: { status: 413, message: () => "The chunk extensions of the request body are too large" },
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, message: () => "The request did not arrive within the time limit" }
+}
+const malformedHttp = { status: 400, message: () => "The request is not valid HTTP/1.1" }
+
+const requestLinePattern = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ (\S+) HTTP\/\d\.\d$/
+
+/**
+ * The path and `x-request-id` of the request Node could not read, from the bytes it was parsing (`rawPacket`): the
+ * last request line before the point where parsing stopped (`bytesParsed`), then its header lines. Empty when the
+ * request line is not there (not HTTP, or not in this packet).
+ */
+const headOfRawRequest = (raw: unknown, parsed: unknown): { readonly path?: string; readonly requestId?: string } => {
+  if (!Buffer.isBuffer(raw)) return {}
+  const lines = raw.toString("latin1").split("\r\n")
+  const upTo = typeof parsed === "number" && parsed >= 0 && parsed <= raw.length
+    ? raw.subarray(0, parsed).toString("latin1").split("\r\n").length
+    : lines.length
+  for (let start = upTo - 1; start >= 0; start--) {
+    const requestLine = requestLinePattern.exec(lines[start]!)
+    if (requestLine === null) continue
+    let requestId: string | undefined
+    for (let i = start + 1; i < lines.length && lines[i] !== ""; i++) {
+      const header = /^x-request-id[ \t]*:[ \t]*(.*?)[ \t]*$/i.exec(lines[i]!)
+      if (header !== null) {
+        requestId = header[1]
+        break
+      }
+    }
+    // As the middleware writes it: the request target without its query (an absolute form without its origin).
+    const path = originForm(requestLine[1]!).split("?")[0]!
+    return { path, ...(requestId === undefined ? {} : { requestId }) }
+  }
+  return {}
+}
+
+/**
+ * Answers a request Node could not read (`server.on("clientError", ...)`, see App.ts) with the error envelope,
+ * `x-request-id` and `Connection: close`, instead of Node's bare status line: 431
+ * `REQUEST_HEADER_FIELDS_TOO_LARGE`, 413 `PAYLOAD_TOO_LARGE`, 408 `REQUEST_TIMEOUT` or 400 `BAD_REQUEST`. As
+ * Node does, nothing is written when the connection is gone or a response on it has begun; the socket is then
+ * closed. `path` is the request path when the bytes show it, else "". The timestamp is the wall clock's: no
+ * request, hence no service clock, exists yet.
+ */
+export const answerClientError = (
+  error: Error & { readonly code?: string; readonly rawPacket?: unknown; readonly bytesParsed?: unknown },
+  socket: Duplex,
+  maxHeaderSize: number
+): void => {
+  const inFlight = (socket as {
+    readonly _httpMessage?: {
+      readonly headersSent?: boolean
+      readonly req?: { readonly url?: string; readonly headers?: Record<string, string | Array<string> | undefined> }
+    } | null
+  })._httpMessage ?? undefined
+  if (error.code === "ECONNRESET" || !socket.writable || inFlight?.headersSent === true) {
+    socket.destroy()
+    return
+  }
+  const { status, message } = clientErrors[error.code ?? ""] ?? malformedHttp
+  const head = inFlight?.req?.url !== undefined
+    ? { path: originForm(inFlight.req.url).split("?")[0], requestId: inFlight.req.headers?.["x-request-id"] }
+    : headOfRawRequest(error.rawPacket, error.bytesParsed)
+  const body = JSON.stringify(errorBody({ status, message: message(maxHeaderSize), path: head.path ?? "", timestamp: new Date() }))
+  const requestId = requestIdOf(typeof head.requestId === "string" ? head.requestId : undefined)
+  socket.end([
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}`,
+    "content-type: application/json",
+    `content-length: ${Buffer.byteLength(body)}`,
+    `x-request-id: ${requestId}`,
+    "connection: close",
+    "",
+    body
+  ].join("\r\n"))
+  // Closed once the answer is written; at the latest after 10 s if the client does not read it.
+  socket.once("finish", () => socket.destroy())
+  setTimeout(() => socket.destroy(), 10_000).unref()
+}

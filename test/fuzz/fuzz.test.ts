@@ -1,0 +1,55 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startTestApp, type TestApp } from "../support/TestApp.js"
+import { formatReport, runFuzz, type FuzzReport } from "./fuzz.js"
+
+/**
+ * The CI form of the fuzz suite (docs/fuzz.md): a few thousand requests, seeded, over real HTTP to every operation
+ * of the OpenAPI document — valid-ish requests from the contract's Schemas and hostile mutations — on PGlite or, with
+ * TEST_DATABASE_URL, PostgreSQL. One test per property, so a run lists everything that is wrong at once; the full
+ * report (every distinct failure with its first example) is printed. Override with FUZZ_REQUESTS and FUZZ_SEED.
+ */
+const requests = Number(process.env.FUZZ_REQUESTS ?? 3000)
+const seed = Number(process.env.FUZZ_SEED ?? 20_261_121)
+
+let app: TestApp
+let report: FuzzReport
+
+beforeAll(async () => {
+  app = await startTestApp({ seed: `fuzz-${seed}`, config: { webhookTimeoutMs: 2000 } })
+  report = await runFuzz(app, { requests, seed, long: false })
+  console.log(formatReport(report))
+}, 240_000)
+afterAll(async () => {
+  await app?.close()
+})
+
+const failuresOf = (...kinds: Array<string>) =>
+  report.failures
+    .filter((f) => kinds.includes(f.kind))
+    .map((f) => `${f.method} ${f.route} -> ${f.status}: ${[...f.details.keys()][0]} | ${f.example.klass} | ${f.example.request.slice(0, 200)}`)
+
+describe(`fuzz (seed ${seed}, ${requests} requests)`, () => {
+  it("reaches every operation of the OpenAPI document, which matches the contract", () => {
+    expect(report.requests).toBeGreaterThanOrEqual(requests)
+    expect(report.unmatchedOperations).toEqual([])
+    expect(report.operationsCovered).toBe(report.operationsTotal)
+  })
+  it("never answers 5xx, and always answers", () => {
+    expect(failuresOf("5xx", "no-answer")).toEqual([])
+  })
+  it("answers every error with the envelope { success: false, statusCode, code, message, error, timestamp, path }", () => {
+    expect(failuresOf("envelope", "success-envelope", "no-x-request-id", "x-request-id-echoed", "405-without-allow")).toEqual([])
+  })
+  it("refuses hostile input with the documented status", () => {
+    expect(failuresOf("accepted-hostile", "unexpected-status", "unexpected-code")).toEqual([])
+  })
+  it("answers only what the OpenAPI document describes", () => {
+    expect(failuresOf("openapi")).toEqual([])
+  })
+  it("changes no state on a rejected request", () => {
+    expect(report.stateChanges.map((s) => `${s.status} ${s.klass}: ${s.request.slice(0, 200)} => ${s.diff.slice(0, 3).join("; ")}`)).toEqual([])
+  })
+  it("keeps the ledger consistent", () => {
+    expect(report.ledger.violations).toEqual([])
+  })
+})

@@ -1,0 +1,161 @@
+import type { TestApp } from "../support/TestApp.js"
+import { multipartBody, pngBytes } from "./catalogue.js"
+
+/**
+ * Real seed data, so that requests reach deep paths: two approved partners (A is fuzzed, B's ids and key are the
+ * "foreign" ones), a partner whose KYB is pending, and a scratch partner for the controls that would otherwise lock
+ * A out (KYB decisions, rail policies). Partner A and B each get an NG customer with Tier 1 approved, a virtual
+ * account credited through the sandbox, a stablecoin deposit, a saved default bank account, two withdrawals, two
+ * funding charges and a KYC document; A also gets a ZA customer (EFT charges: tokens) and a GH one without KYC.
+ * Both set a webhook URL (the fuzz run's own receiver, answering 200 at once) so that deliveries exist without
+ * retries piling up for every clock advance. Lists are read with limit=1 for real cursors.
+ */
+
+export interface PartnerSeed {
+  readonly partnerId: string
+  readonly apiKey: string
+  readonly customers: ReadonlyArray<string>
+  readonly rich: string
+  /** Appended to by `refreshWorld`. */
+  readonly chargeIds: Array<string>
+  readonly documentIds: ReadonlyArray<string>
+  readonly accountIds: ReadonlyArray<string>
+  readonly withdrawalIds: Array<string>
+  readonly deliveryIds: ReadonlyArray<string>
+  readonly tokens: Array<string>
+  readonly za: string
+  /** Real cursors by list (operation template). */
+  readonly cursors: ReadonlyArray<{ readonly list: string; readonly cursor: string }>
+}
+
+export interface World {
+  readonly a: PartnerSeed
+  readonly b: PartnerSeed
+  /** Partner A's second customer (ZA) and its own charge: another customer's sub-resource under A's rich one. */
+  readonly aOther: { readonly customerId: string; readonly chargeId: string; readonly token: string }
+  readonly pendingKey: string
+  readonly scratchKey: string
+  readonly webhookUrl: string
+}
+
+export const GTB = { bankCode: "058", accountNumber: "1234567896" }
+
+let emailCounter = 0
+/** Unique per app (each run starts from an empty database), deterministic so a seed replays the same requests. */
+export const freshEmail = (tag = "seed") => `fuzz.${tag}.${emailCounter++}@example.com`
+
+const expectStatus = (what: string, reply: { status: number; body: any }, statuses: ReadonlyArray<number>) => {
+  if (!statuses.includes(reply.status)) {
+    throw new Error(`fuzz seed: ${what} answered ${reply.status}: ${JSON.stringify(reply.body).slice(0, 400)}`)
+  }
+  return reply.body
+}
+
+const cursorOf = async (app: TestApp, apiKey: string, list: string, path: string) => {
+  const reply = await app.request<any>("GET", path, { apiKey })
+  expectStatus(`GET ${path}`, reply, [200])
+  const cursor = reply.body?.meta?.nextCursor
+  return typeof cursor === "string" ? [{ list, cursor }] : []
+}
+
+const seedPartner = async (app: TestApp, tag: string, webhookUrl: string): Promise<PartnerSeed & { other?: World["aOther"] }> => {
+  const { partnerId, apiKey } = await app.newPartner()
+  const req = (method: string, path: string, body?: unknown) =>
+    app.request<any>(method, path, { apiKey, ...(body === undefined ? {} : { body }) })
+  expectStatus("PUT /webhook", await req("PUT", "/partner/v1/webhook", { url: webhookUrl }), [200])
+
+  const customer = async (country: string) =>
+    expectStatus("POST /customers", await req("POST", "/partner/v1/customers", {
+      firstName: "Fuzz", lastName: tag, email: freshEmail(tag), phoneNumber: "+2348012345678", country
+    }), [201]).data.id as string
+  const rich = await customer("NG")
+  const c = (suffix: string) => `/partner/v1/customers/${rich}${suffix}`
+  expectStatus("tier1", await req("POST", c("/kyc/tier1"), { bvn: "12345678901", nin: "12345678902" }), [200, 201])
+  expectStatus("virtual-account", await req("GET", c("/virtual-account")), [200])
+  expectStatus("credit", await req("POST", `/sandbox/customers/${rich}/virtual-account/credit`, { amount: 50_000_000 }), [200, 201])
+  expectStatus("deposit", await req("POST", `/sandbox/customers/${rich}/deposits`, { asset: "USDT", network: "TRON", amount: 500 }), [200, 201])
+  expectStatus("addresses", await req("GET", c("/addresses")), [200])
+  const account = expectStatus("save account", await req("POST", c("/accounts"), GTB), [200, 201]).data
+  const withdrawalIds: Array<string> = []
+  for (const amount of [1000, 2000]) {
+    withdrawalIds.push(expectStatus("withdraw", await req("POST", c("/withdraw"), { amount }), [200, 201]).data.id)
+  }
+  const chargeIds: Array<string> = []
+  for (const amount of [1000, 2000]) {
+    chargeIds.push(expectStatus("charge", await req("POST", c("/funding/charge"), { amount }), [200, 201]).data.id)
+  }
+  const boundary = "fuzzseedboundary"
+  const upload = await app.request<any>("POST", c("/kyc/documents"), {
+    apiKey,
+    headers: { "content-type": `multipart/form-data; boundary=${boundary}` },
+    rawBody: multipartBody(boundary, [
+      { name: "file", filename: "id.png", contentType: "image/png", data: pngBytes() },
+      { name: "type", data: "ID_FRONT" }
+    ])
+  })
+  const documentId = expectStatus("upload", upload, [200, 201]).data.id as string
+
+  // Another customer (ZA: EFT charges with tokens) and one without KYC.
+  const za = await customer("ZA")
+  const tokens: Array<string> = []
+  let zaCharge = ""
+  for (const amount of [500, 600]) {
+    const charge = expectStatus("eft charge", await req("POST", `/partner/v1/customers/${za}/funding/charge`, { amount }), [200, 201]).data
+    zaCharge = charge.id
+    if (typeof charge.redirectUrl === "string") tokens.push(charge.redirectUrl.split("/").pop()!)
+  }
+  const gh = await customer("GH")
+
+  const deliveries = await req("GET", "/partner/v1/webhook/deliveries?limit=100")
+  const deliveryIds = (expectStatus("deliveries", deliveries, [200]).data as Array<{ id: string }>).map((d) => d.id)
+
+  const cursors = [
+    ...await cursorOf(app, apiKey, "GET /api/v1/partner/v1/customers", "/partner/v1/customers?limit=1"),
+    ...await cursorOf(app, apiKey, "GET /api/v1/partner/v1/customers/{customerId}/transactions", c("/transactions?limit=1")),
+    ...await cursorOf(app, apiKey, "GET /api/v1/partner/v1/customers/{customerId}/withdrawals", c("/withdrawals?limit=1")),
+    ...await cursorOf(app, apiKey, "GET /api/v1/partner/v1/customers/{customerId}/funding/charges", c("/funding/charges?limit=1")),
+    ...await cursorOf(app, apiKey, "GET /api/v1/partner/v1/webhook/deliveries", "/partner/v1/webhook/deliveries?limit=1"),
+    ...await cursorOf(app, apiKey, "GET /api/v1/sandbox/events", "/sandbox/events?limit=1")
+  ]
+  return {
+    partnerId,
+    apiKey,
+    customers: [rich, za, gh],
+    rich,
+    chargeIds,
+    documentIds: [documentId],
+    accountIds: [account.id],
+    withdrawalIds,
+    deliveryIds,
+    tokens,
+    za,
+    cursors,
+    other: { customerId: za, chargeId: zaCharge, token: tokens[0] ?? "" }
+  }
+}
+
+export const seedWorld = async (app: TestApp, webhookUrl: string): Promise<World> => {
+  const a = await seedPartner(app, "A", webhookUrl)
+  const b = await seedPartner(app, "B", webhookUrl)
+  const pending = await app.newPartner("PENDING")
+  const scratch = await app.newPartner()
+  return { a, b, aOther: a.other!, pendingKey: pending.apiKey, scratchKey: scratch.apiKey, webhookUrl }
+}
+
+/**
+ * Fresh resources for partner A as the run goes: clock advances expire charges and settle withdrawals, which would
+ * leave the controls (pay, complete, fail, reverse, the EFT page) only answering "not pending". Adds a charge, an
+ * EFT token and a withdrawal, and tops the balance up. Every call is an accepted request (the engine re-baselines).
+ */
+export const refreshWorld = async (app: TestApp, world: World): Promise<void> => {
+  const a = world.a
+  const req = (method: string, path: string, body?: unknown) =>
+    app.request<any>(method, path, { apiKey: a.apiKey, ...(body === undefined ? {} : { body }) })
+  await req("POST", `/sandbox/customers/${a.rich}/virtual-account/credit`, { amount: 100_000 })
+  const charge = await req("POST", `/partner/v1/customers/${a.rich}/funding/charge`, { amount: 1000 })
+  if (charge.status === 201) a.chargeIds.push(charge.body.data.id)
+  const eft = await req("POST", `/partner/v1/customers/${a.za}/funding/charge`, { amount: 500 })
+  if (eft.status === 201 && typeof eft.body.data.redirectUrl === "string") a.tokens.push(eft.body.data.redirectUrl.split("/").pop())
+  const withdrawal = await req("POST", `/partner/v1/customers/${a.rich}/withdraw`, { amount: 1000 })
+  if (withdrawal.status === 201) a.withdrawalIds.push(withdrawal.body.data.id)
+}

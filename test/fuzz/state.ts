@@ -1,0 +1,60 @@
+import type { TestApp } from "../support/TestApp.js"
+
+/**
+ * A snapshot of all state: every table's row count (counted explicitly from the information_schema list:
+ * pg_stat's n_live_tup is not reliable on PGlite) plus an order-independent hash of its rows (so an UPDATE of a
+ * rejected request shows too), the ledger's counts and sums per account kind and currency, and the events table.
+ *
+ * Tables that background workers touch on their own (`jobs` leases, `webhook_deliveries` attempts) are counted
+ * but not hashed: a delivery attempt is not a request's doing.
+ */
+export type Snapshot = ReadonlyMap<string, string>
+
+const volatile = new Set(["jobs", "webhook_deliveries"])
+/**
+ * Append-only tables (rows are inserted, never updated): a row count catches a write, and hashing their growing
+ * contents on every snapshot would make the long run quadratic. The ledger's entries are summed below as well.
+ */
+const appendOnly = new Set(["events", "ledger_entries", "ledger_transactions", "effect_sql_migrations", "funding_receipts", "deposits", "kyc_documents"])
+
+export const makeSnapshotter = async (app: TestApp) => {
+  const tables = (await app.query<{ tableName: string }>(
+    `SELECT table_name FROM information_schema.tables
+     WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name`
+  )).map((row) => row.tableName)
+  const quote = (name: string) => `"${name.replace(/"/g, "\"\"")}"`
+  const parts = tables.map((table) =>
+    volatile.has(table) || appendOnly.has(table)
+      ? `SELECT '${table}' AS k, count(*)::text AS v FROM ${quote(table)}`
+      : `SELECT '${table}' AS k, count(*)::text || ':' || coalesce(sum(hashtext(t::text)::bigint), 0)::text AS v FROM ${quote(table)} t`
+  )
+  const ledger = [
+    `SELECT 'ledger_accounts ' || kind || ' ' || currency AS k, count(*)::text || ' accounts, balance ' || sum(balance)::text AS v
+     FROM ledger_accounts GROUP BY kind, currency`,
+    `SELECT 'ledger_entries ' || a.kind || ' ' || e.currency AS k, count(*)::text || ' entries, sum ' || sum(e.amount)::text AS v
+     FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id GROUP BY a.kind, e.currency`,
+    `SELECT 'events' AS k, count(*)::text || ' events, last ' || coalesce(max(seq)::text, '-') AS v FROM events`
+  ]
+  const text = [...parts, ...ledger].join("\nUNION ALL\n")
+  return async (): Promise<Snapshot> => {
+    const rows = await app.query<{ k: string; v: string }>(text)
+    return new Map(rows.map((row) => [row.k, row.v]))
+  }
+}
+
+export const diffSnapshots = (before: Snapshot, after: Snapshot): Array<string> => {
+  const out: Array<string> = []
+  for (const key of new Set([...before.keys(), ...after.keys()])) {
+    const a = before.get(key)
+    const b = after.get(key)
+    if (a !== b) out.push(`${key}: ${short(a)} -> ${short(b)}`)
+  }
+  return out.sort()
+}
+
+/** Table hashes are long: show the row count and a few hash characters. */
+const short = (value: string | undefined) => {
+  if (value === undefined) return "(none)"
+  const match = /^(\d+):(-?\d+)$/.exec(value)
+  return match ? `${match[1]} rows #${match[2]!.slice(-6)}` : value
+}
