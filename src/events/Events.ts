@@ -2,7 +2,6 @@ import { SqlClient, SqlError, SqlSchema } from "@effect/sql"
 import { Context, Effect, Layer, Option, PubSub, Ref, Schema } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { Ids } from "../ids/Ids.js"
-import * as WebhooksRepo from "../webhooks/WebhooksRepo.js"
 
 /** The envelope of SPEC.md "Events": what a webhook body and the event log carry. */
 export const EventEnvelope = Schema.Struct({
@@ -116,16 +115,28 @@ export const OutboxLayer = Layer.effect(
     const clock = yield* ServiceClock
     const ids = yield* Ids
     const bus = yield* EventBus
-    const webhooks = yield* WebhooksRepo.make
+    /**
+     * The event and, when the partner has a webhook URL, its delivery: one statement (a data-modifying CTE), so
+     * recording an event costs one round trip whether or not a delivery is queued. The delivery row is the one
+     * `WebhooksRepo` describes (docs/webhooks.md); `webhook_queued` says whether it was written.
+     */
     const insertEvent = SqlSchema.single({
       Request: EventRow.omit("seq"),
-      Result: EventRow,
+      Result: Schema.Struct({ ...EventRow.fields, webhookQueued: Schema.Boolean }),
       execute: (row) =>
         sql`
-          INSERT INTO events (id, partner_id, customer_id, type, data, created_at)
-          VALUES (${row.id}, ${row.partnerId}, ${row.customerId}, ${row.type}, ${JSON.stringify(row.data)}::jsonb,
-                  ${row.createdAt})
-          RETURNING ${sql.literal(eventColumns)}`
+          WITH event AS (
+            INSERT INTO events (id, partner_id, customer_id, type, data, created_at)
+            VALUES (${row.id}, ${row.partnerId}, ${row.customerId}, ${row.type}, ${JSON.stringify(row.data)}::jsonb,
+                    ${row.createdAt})
+            RETURNING ${sql.literal(eventColumns)}
+          ), delivery AS (
+            INSERT INTO webhook_deliveries (event_id, partner_id, type, status, next_attempt_at, created_at)
+            SELECT event.id, c.partner_id, event.type, 'PENDING', event.created_at, event.created_at
+            FROM event JOIN webhook_configs c ON c.partner_id = event.partner_id
+            RETURNING event_id
+          )
+          SELECT event.*, EXISTS (SELECT 1 FROM delivery) AS webhook_queued FROM event`
     })
     const listEvents = SqlSchema.findAll({
       Request: Schema.Struct({
@@ -149,18 +160,15 @@ export const OutboxLayer = Layer.effect(
     })
     const record = (event: NewEvent) =>
       Effect.gen(function*() {
-        const createdAt = yield* clock.now
         const row = yield* insertEvent({
           id: yield* ids.uuid,
           partnerId: event.partnerId,
           customerId: event.customerId ?? null,
           type: event.type,
           data: event.data,
-          createdAt
+          createdAt: yield* clock.now
         }).pipe(Effect.catchTags({ ParseError: Effect.die, NoSuchElementException: Effect.die }))
-        // The webhook delivery, in the same transaction: only when the partner has a URL (see src/webhooks).
-        const queued = yield* webhooks.queueDelivery({ eventId: row.id, partnerId: row.partnerId, type: row.type, at: createdAt })
-        const stored: StoredEvent = { ...fromRow(row), webhookQueued: queued }
+        const stored: StoredEvent = { ...fromRow(row), webhookQueued: row.webhookQueued }
         const pending = yield* Effect.serviceOption(PendingEvents)
         yield* Option.match(pending, {
           onSome: (ref) => Ref.update(ref, (all) => [...all, stored]),

@@ -102,11 +102,6 @@ export class Ledger extends Context.Tag("Ledger")<Ledger, {
   readonly balances: (customerId: string) => Effect.Effect<ReadonlyArray<CustomerBalance>>
 }>() {}
 
-interface AccountRow {
-  readonly id: string
-  readonly balance: string
-}
-
 export const layer = Layer.effect(
   Ledger,
   Effect.gen(function*() {
@@ -162,63 +157,118 @@ export const layer = Layer.effect(
         }
       })
 
-    const post = (input: JournalInput) =>
+    /**
+     * The whole journal transaction in one statement (a data-modifying CTE): the accounts are looked up, every
+     * customer posting is checked against its balance, and only when all of them pass are the transaction row,
+     * the balance updates, the entries and (optionally) the reservation opened or ended by it written. A refused
+     * posting writes nothing, so no caller depends on a rollback. Returns the accounts as they were read, for the
+     * refusal's message or the missing accounts to create. The customer row is locked by the caller, so the
+     * balances read here are the ones updated.
+     */
+    interface Extra {
+      readonly open?: { readonly id: string; readonly currency: Asset; readonly amount: bigint; readonly resourceType: string; readonly resourceId: string }
+      readonly end?: { readonly id: string; readonly status: "POSTED" | "VOIDED" }
+    }
+    const writeJournal = (input: JournalInput, transactionId: string, entryIds: ReadonlyArray<string>, ordered: ReadonlyArray<Posting>, now: Date, extra: Extra) =>
+      sql<{ ord: number; kind: string; accountId: string | null; balance: string | null; ok: boolean }>`
+        WITH p AS (
+          SELECT * FROM unnest(
+            ${ordered.map((_, i) => i)}::int[],
+            ${ordered.map(({ account }) => account.kind === "house" ? null : account.customerId)}::uuid[],
+            ${ordered.map(({ account }) => account.kind)}::text[],
+            ${ordered.map(({ account }) => account.kind === "house" ? account.code : null)}::text[],
+            ${ordered.map(({ account }) => account.currency)}::text[],
+            ${ordered.map(({ amount }) => amount.toString())}::bigint[],
+            ${entryIds}::uuid[]
+          ) AS p (ord, customer_id, kind, code, currency, amount, entry_id)
+        ), acc AS (
+          SELECT p.*, a.id AS account_id, a.balance
+          FROM p LEFT JOIN LATERAL (
+            SELECT id, balance FROM ledger_accounts
+            WHERE p.kind <> 'house' AND customer_id = p.customer_id AND kind = p.kind AND currency = p.currency
+            UNION ALL
+            SELECT id, balance FROM ledger_accounts
+            WHERE p.kind = 'house' AND kind = 'house' AND code = p.code AND currency = p.currency
+          ) a ON true
+        ), checked AS (
+          SELECT bool_and(account_id IS NOT NULL AND (kind = 'house' OR balance + amount >= 0)) AS ok FROM acc
+        ), tx AS (
+          INSERT INTO ledger_transactions (id, partner_id, customer_id, reason, resource_type, resource_id, reference, event_id, created_at)
+          SELECT ${transactionId}, ${input.partnerId}, ${input.customerId}, ${input.reason}, ${input.resourceType},
+                 ${input.resourceId}, ${input.reference ?? null}, ${input.eventId}, ${now}
+          FROM checked WHERE checked.ok
+          RETURNING id
+        ), updated AS (
+          UPDATE ledger_accounts a SET balance = a.balance + acc.amount
+          FROM acc, checked WHERE checked.ok AND acc.kind <> 'house' AND a.id = acc.account_id
+          RETURNING a.id, a.balance
+        ), entries AS (
+          INSERT INTO ledger_entries (id, transaction_id, account_id, currency, amount, balance_after)
+          SELECT acc.entry_id, tx.id, acc.account_id, acc.currency, acc.amount, updated.balance
+          FROM acc CROSS JOIN tx LEFT JOIN updated ON updated.id = acc.account_id
+          ORDER BY acc.ord
+          RETURNING 1
+        )${extra.open === undefined ? sql`` : sql`, opened AS (
+          INSERT INTO ledger_reservations (id, customer_id, currency, amount, status, resource_type, resource_id, reserve_transaction_id, created_at)
+          SELECT ${extra.open.id}, ${input.customerId}, ${extra.open.currency}, ${extra.open.amount.toString()}::bigint, 'HELD',
+                 ${extra.open.resourceType}, ${extra.open.resourceId}, tx.id, ${now}
+          FROM tx
+          RETURNING 1
+        )`}${extra.end === undefined ? sql`` : sql`, ended AS (
+          UPDATE ledger_reservations SET status = ${extra.end.status}, end_transaction_id = tx.id, ended_at = ${now}
+          FROM tx WHERE ledger_reservations.id = ${extra.end.id}
+          RETURNING 1
+        )`}
+        SELECT acc.ord, acc.kind, acc.account_id, acc.balance::text AS balance, checked.ok
+        FROM acc CROSS JOIN checked ORDER BY acc.ord`
+
+    /** Whether two postings touch the same customer account (the one-statement path updates each account once). */
+    const repeatsAnAccount = (postings: ReadonlyArray<Posting>) => {
+      const seen = new Set<string>()
+      for (const { account } of postings) {
+        if (account.kind === "house") continue
+        const key = `${account.customerId}/${account.kind}/${account.currency}`
+        if (seen.has(key)) return true
+        seen.add(key)
+      }
+      return false
+    }
+
+    const postWith = (input: JournalInput, extra: Extra) =>
       Effect.gen(function*() {
         assertBalanced(input)
+        if (repeatsAnAccount(input.postings)) {
+          return yield* Effect.dieMessage(`ledger: ${input.reason} posts twice to one customer account`)
+        }
         yield* checkBalanceCap(input)
         const transactionId = yield* ids.uuid
-        yield* sql`
-          INSERT INTO ledger_transactions (id, partner_id, customer_id, reason, resource_type, resource_id, reference, event_id, created_at)
-          VALUES (${transactionId}, ${input.partnerId}, ${input.customerId}, ${input.reason}, ${input.resourceType},
-                  ${input.resourceId}, ${input.reference ?? null}, ${input.eventId}, ${yield* clock.now})`
-        const entries: Array<{
-          id: string
-          transactionId: string
-          accountId: string
-          currency: string
-          amount: bigint
-          balanceAfter: string | null
-        }> = []
-        // Debits first: a refused debit fails the command before any credit is written.
+        const now = yield* clock.now
+        // Debits first, as the entries' order (seq) shows them.
         const ordered = [...input.postings].sort((a, b) => (a.amount < b.amount ? -1 : a.amount > b.amount ? 1 : 0))
-        for (const posting of ordered) {
-          const { account, amount } = posting
-          if (account.kind === "house") {
-            // House accounts are never updated as rows: their balance is the sum of their entries.
-            entries.push({ id: yield* ids.uuid, transactionId, accountId: yield* accountId(account), currency: account.currency, amount, balanceAfter: null })
-            continue
-          }
-          // The common case in one statement: the account exists and the balance stays non-negative.
-          let updated = yield* sql<AccountRow>`
-            UPDATE ledger_accounts SET balance = balance + ${amount}
-            WHERE customer_id = ${account.customerId} AND kind = ${account.kind} AND currency = ${account.currency}
-              AND balance + ${amount} >= 0
-            RETURNING id, balance`
-          if (updated.length === 0) {
-            // Either the account does not exist yet (create it) or the balance would go negative.
-            const id = yield* accountId(account)
-            updated = yield* sql<AccountRow>`
-              UPDATE ledger_accounts SET balance = balance + ${amount}
-              WHERE id = ${id} AND balance + ${amount} >= 0
-              RETURNING id, balance`
-            if (updated.length === 0) {
-              if (account.kind === "held") {
-                return yield* Effect.dieMessage(`ledger: held balance would go negative in ${input.reason}`)
-              }
-              const current = yield* sql<AccountRow>`SELECT id, balance FROM ledger_accounts WHERE id = ${id}`
-              const have = BigInt(current[0]?.balance ?? "0")
-              return yield* new InsufficientBalance({
-                message: `Insufficient ${account.currency} balance: available ${toDecimalString(account.currency, have)}, ` +
-                  `required ${toDecimalString(account.currency, -amount)}`
-              })
-            }
-          }
-          const row = updated[0]!
-          entries.push({ id: yield* ids.uuid, transactionId, accountId: row.id, currency: account.currency, amount, balanceAfter: row.balance })
+        const entryIds: Array<string> = []
+        for (let i = 0; i < ordered.length; i++) entryIds.push(yield* ids.uuid)
+        let rows = yield* writeJournal(input, transactionId, entryIds, ordered, now, extra)
+        if (rows[0]?.ok !== true && rows.some((row) => row.accountId === null)) {
+          // First movement on an account: create the missing ones (committed with the command), then write.
+          for (const row of rows) if (row.accountId === null) yield* accountId(ordered[row.ord]!.account)
+          rows = yield* writeJournal(input, transactionId, entryIds, ordered, now, extra)
         }
-        yield* sql`INSERT INTO ledger_entries ${sql.insert(entries)}`
+        if (rows[0]?.ok !== true) {
+          for (const row of rows) {
+            const { account, amount } = ordered[row.ord]!
+            if (account.kind === "house" || row.balance === null || BigInt(row.balance) + amount >= 0n) continue
+            if (account.kind === "held") return yield* Effect.dieMessage(`ledger: held balance would go negative in ${input.reason}`)
+            return yield* new InsufficientBalance({
+              message: `Insufficient ${account.currency} balance: available ${toDecimalString(account.currency, BigInt(row.balance))}, ` +
+                `required ${toDecimalString(account.currency, -amount)}`
+            })
+          }
+          return yield* Effect.dieMessage(`ledger: ${input.reason} was refused for no reason the ledger knows`)
+        }
         return { transactionId }
       }).pipe(Effect.catchTag("SqlError", Effect.die))
+
+    const post = (input: JournalInput) => postWith(input, {})
 
     const reservation = (id: string) =>
       sql<Omit<Reservation, "amount"> & { amount: string; partnerId: string }>`
@@ -232,18 +282,16 @@ export const layer = Layer.effect(
     const reserve = (input: ReserveInput) =>
       Effect.gen(function*() {
         if (input.amount <= 0n) return yield* Effect.dieMessage("ledger: a reservation must be positive")
-        const { transactionId } = yield* post({
+        const id = yield* ids.uuid
+        const { transactionId } = yield* postWith({
           ...input,
           postings: [
             { account: available(input.customerId, input.currency), amount: -input.amount },
             { account: held(input.customerId, input.currency), amount: input.amount }
           ]
+        }, {
+          open: { id, currency: input.currency, amount: input.amount, resourceType: input.resourceType, resourceId: input.resourceId }
         }).pipe(Effect.catchTag("BalanceLimitExceeded", Effect.die)) // available -> held leaves the total as it is
-        const id = yield* ids.uuid
-        yield* sql`
-          INSERT INTO ledger_reservations (id, customer_id, currency, amount, status, resource_type, resource_id, reserve_transaction_id, created_at)
-          VALUES (${id}, ${input.customerId}, ${input.currency}, ${input.amount}, 'HELD', ${input.resourceType},
-                  ${input.resourceId}, ${transactionId}, ${yield* clock.now})`.pipe(Effect.catchTag("SqlError", Effect.die))
         return {
           id,
           customerId: input.customerId,
@@ -263,7 +311,7 @@ export const layer = Layer.effect(
         if (found.status !== "HELD") {
           return yield* Effect.dieMessage(`ledger: reservation ${found.id} already ended as ${found.status}`)
         }
-        const { transactionId } = yield* post({
+        const { transactionId } = yield* postWith({
           partnerId: found.partnerId,
           customerId: found.customerId,
           reason: input.reason,
@@ -272,16 +320,13 @@ export const layer = Layer.effect(
           reference: input.reference,
           eventId: input.eventId,
           postings: [{ account: held(found.customerId, found.currency), amount: -found.amount }, ...destinations]
-        }).pipe(
+        }, { end: { id: found.id, status: outcome } }).pipe(
           // held -> out, or held -> available: the customer's total never rises, so neither refusal can happen.
           Effect.catchTag("InsufficientBalance", Effect.die),
           Effect.catchTag("BalanceLimitExceeded", Effect.die)
         )
-        yield* sql`
-          UPDATE ledger_reservations SET status = ${outcome}, end_transaction_id = ${transactionId}, ended_at = ${yield* clock.now}
-          WHERE id = ${found.id}`
         return { transactionId }
-      }).pipe(Effect.catchTag("SqlError", Effect.die))
+      })
 
     const postReservation = (input: EndReservationInput & { readonly destinations: ReadonlyArray<Posting> }) =>
       end(input, "POSTED", input.destinations)

@@ -1,0 +1,63 @@
+import Pg from "pg"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { harness, ledgerReport } from "./support/LedgerHarness.js"
+import { customerBody, startTestApp, type TestApp } from "./support/TestApp.js"
+
+/**
+ * Round trips per request, counted at the driver (every `query` a pg client sends, BEGIN and COMMIT included):
+ * the regression guard of the performance issue. Counts, not timings: a change that adds a statement to the hot
+ * path fails here and says which statements ran.
+ */
+let app: TestApp
+const statements: Array<string> = []
+let recording = false
+const original = Pg.Client.prototype.query
+
+beforeAll(async () => {
+  Pg.Client.prototype.query = function(this: Pg.Client, ...args: Array<any>) {
+    if (recording) {
+      const first = args[0]
+      const text = typeof first === "string" ? first : first?.text ?? String(first)
+      statements.push(text.replace(/\s+/g, " ").trim())
+    }
+    return (original as any).apply(this, args)
+  } as any
+  app = await startTestApp()
+})
+afterAll(async () => {
+  Pg.Client.prototype.query = original
+  expect((await ledgerReport(app)).violations).toEqual([])
+  await app?.close()
+})
+
+const record = async <A>(f: () => Promise<A>) => {
+  statements.length = 0
+  recording = true
+  try {
+    return { result: await f(), statements: [...statements] }
+  } finally {
+    recording = false
+  }
+}
+
+describe("statements per request", () => {
+  it("a withdrawal", async () => {
+    const p = await app.newPartner()
+    const h = harness(app, p.partnerId)
+    expect((await app.request("PUT", "/sandbox/rails/bank", { apiKey: p.apiKey, body: { mode: "manual" } })).status).toBe(200)
+    const created = await app.request<any>("POST", "/partner/v1/customers", { apiKey: p.apiKey, body: customerBody() })
+    const id = created.body.data.id as string
+    expect((await h.credit(id, "NGN", 1_000_000n)).ok).toBe(true)
+    expect((await app.request("POST", `/partner/v1/customers/${id}/accounts`, { apiKey: p.apiKey, body: { bankCode: "058", accountNumber: "1234567896" } })).status).toBe(201)
+    // A first withdrawal warms whatever is cached; the second is the one counted.
+    for (const reference of ["warm-1", "count-1"]) {
+      const { result, statements: ran } = await record(() =>
+        app.request<any>("POST", `/partner/v1/customers/${id}/withdraw`, { apiKey: p.apiKey, body: { amount: 200, reference } }))
+      expect(result.status).toBe(201)
+      if (reference === "count-1") {
+        console.log(ran.map((s, i) => `${i + 1}. ${s.slice(0, 160)}`).join("\n"))
+        expect(ran.length).toBeLessThanOrEqual(99)
+      }
+    }
+  })
+})
