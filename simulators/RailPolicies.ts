@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { ServiceClock } from "../src/clock/ServiceClock.js"
+import { Caches } from "../src/db/Caches.js"
 import {
   defaultDelaySeconds,
   delaySecondsMax,
@@ -25,6 +26,9 @@ export const defaultPolicy = (rail: RailName): RailPolicy => ({
   isDefault: true,
   updatedAt: null
 })
+
+/** The cache topic of policies, invalidated per partner by `set`. */
+export const cacheTopic = "rail-policies"
 
 export class RailPolicies extends Context.Tag("RailPolicies")<RailPolicies, {
   readonly policyFor: (partnerId: string, rail: RailName) => Effect.Effect<RailPolicy>
@@ -55,6 +59,7 @@ export const layer = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const clock = yield* ServiceClock
+    const caches = yield* Caches
 
     const list = (partnerId: string) =>
       sql<PolicyRow>`
@@ -68,12 +73,21 @@ export const layer = Layer.effect(
         Effect.orDie
       )
 
+    // Read by every rail operation, changed by a sandbox control: cached per partner (src/db/Caches.ts).
+    const cache = caches.make<RailPolicy>(cacheTopic, { capacity: 10_000 })
     const policyFor = (partnerId: string, rail: RailName) =>
-      sql<PolicyRow>`
-        SELECT rail, mode, outcome, delay_seconds, updated_at FROM rail_policies
-        WHERE partner_id = ${partnerId} AND rail = ${rail}`.pipe(
-        Effect.map((rows) => (rows[0] === undefined ? defaultPolicy(rail) : fromRow(rows[0]))),
-        Effect.orDie
+      Effect.map(
+        cache.get(
+          `${partnerId}/${rail}`,
+          partnerId,
+          sql<PolicyRow>`
+            SELECT rail, mode, outcome, delay_seconds, updated_at FROM rail_policies
+            WHERE partner_id = ${partnerId} AND rail = ${rail}`.pipe(
+            Effect.map((rows) => Option.some(rows[0] === undefined ? defaultPolicy(rail) : fromRow(rows[0]))),
+            Effect.orDie
+          )
+        ),
+        Option.getOrElse(() => defaultPolicy(rail))
       )
 
     const set = (partnerId: string, rail: RailName, policy: SetRailPolicy) =>
@@ -89,6 +103,7 @@ export const layer = Layer.effect(
           ON CONFLICT (partner_id, rail) DO UPDATE SET mode = EXCLUDED.mode, outcome = EXCLUDED.outcome,
             delay_seconds = EXCLUDED.delay_seconds, updated_at = EXCLUDED.updated_at
           RETURNING rail, mode, outcome, delay_seconds, updated_at`.pipe(Effect.orDie)
+        yield* caches.announce(cacheTopic, partnerId)
         return fromRow(rows[0]!)
       })
 

@@ -10,6 +10,7 @@ import { AppConfig, type AppConfigShape } from "./config/AppConfig.js"
 import * as Keys from "./crypto/Keys.js"
 import * as Customers from "./customers/Customers.js"
 import { CustomersHttp } from "./customers/Http.js"
+import * as Caches from "./db/Caches.js"
 import * as Database from "./db/Database.js"
 import { EventBusLayer, OutboxLayer } from "./events/Events.js"
 import * as Funding from "./funding/Funding.js"
@@ -73,7 +74,7 @@ export const makeServicesLayer = (database: DatabaseLayer, ids: Layer.Layer<Ids.
     ShutdownLayer
   )
   const clock = clockLayer.pipe(Layer.provideMerge(foundation))
-  const infrastructure = Layer.mergeAll(OutboxLayer, CursorsLayer, Jobs.layer).pipe(Layer.provideMerge(clock))
+  const infrastructure = Layer.mergeAll(OutboxLayer, CursorsLayer, Jobs.layer, Caches.layer).pipe(Layer.provideMerge(clock))
   // Rail adapters: the domain calls them, so they come first.
   const rails = railsLayer.pipe(Layer.provideMerge(infrastructure))
   // Domain services, each resource's layer added here; a layer that needs another goes in a later tier.

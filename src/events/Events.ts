@@ -46,23 +46,40 @@ class PendingEvents extends Context.Tag("PendingEvents")<PendingEvents, Ref.Ref<
 /** True inside `transaction(...)`: a command called there joins the caller's transaction. */
 export const isInTransaction: Effect.Effect<boolean> = Effect.map(Effect.serviceOption(PendingEvents), Option.isSome)
 
+/** Work to run after the outermost commit (cache invalidation): dropped with a rolled-back savepoint or transaction. */
+class AfterCommit extends Context.Tag("AfterCommit")<AfterCommit, Ref.Ref<Array<Effect.Effect<void>>>>() {}
+
+/** Runs `effect` after the current transaction commits (now, outside one); never when it rolls back. */
+export const afterCommit = (effect: Effect.Effect<void>): Effect.Effect<void> =>
+  Effect.flatMap(Effect.serviceOption(AfterCommit), (hooks) =>
+    Option.isSome(hooks) ? Ref.update(hooks.value, (all) => [...all, effect]) : effect)
+
 export const transaction = <A, E, R>(
   effect: Effect.Effect<A, E, R>
 ): Effect.Effect<A, E | SqlError.SqlError, R | SqlClient.SqlClient | EventBus> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const outer = yield* Effect.serviceOption(PendingEvents)
-    if (Option.isSome(outer)) {
+    const outerHooks = yield* Effect.serviceOption(AfterCommit)
+    const hooks = yield* Ref.make<Array<Effect.Effect<void>>>([])
+    if (Option.isSome(outer) && Option.isSome(outerHooks)) {
       // A nested transaction is a savepoint: its events join the outer list only if it succeeds, so an inner
       // failure that the caller recovers from never publishes events whose rows were rolled back.
       const inner = yield* Ref.make<Array<StoredEvent>>([])
-      const result = yield* sql.withTransaction(Effect.provideService(effect, PendingEvents, inner))
+      const result = yield* sql.withTransaction(
+        effect.pipe(Effect.provideService(PendingEvents, inner), Effect.provideService(AfterCommit, hooks))
+      )
       const recorded = yield* Ref.get(inner)
       yield* Ref.update(outer.value, (all) => [...all, ...recorded])
+      const registered = yield* Ref.get(hooks)
+      yield* Ref.update(outerHooks.value, (all) => [...all, ...registered])
       return result
     }
     const pending = yield* Ref.make<Array<StoredEvent>>([])
-    const result = yield* sql.withTransaction(Effect.provideService(effect, PendingEvents, pending))
+    const result = yield* sql.withTransaction(
+      effect.pipe(Effect.provideService(PendingEvents, pending), Effect.provideService(AfterCommit, hooks))
+    )
+    yield* Effect.all(yield* Ref.get(hooks), { discard: true })
     const bus = yield* EventBus
     yield* PubSub.publishAll(bus, yield* Ref.get(pending))
     return result

@@ -4,6 +4,7 @@ import { ServiceClock } from "../clock/ServiceClock.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { base62, constantTimeEqual, sha256 } from "../crypto/Hashing.js"
 import { Keys } from "../crypto/Keys.js"
+import { Caches } from "../db/Caches.js"
 import { EventBus, Outbox, transaction } from "../events/Events.js"
 import { PartnerNotApproved, Unauthorized } from "../http/ApiError.js"
 import type { Partner } from "../http/Auth.js"
@@ -11,6 +12,12 @@ import { Ids } from "../ids/Ids.js"
 import * as PartnersRepo from "./PartnersRepo.js"
 
 export type KybStatus = Partner["kybStatus"]
+
+/**
+ * The cache topic of partners by API-key hash, invalidated per partner: a change of a partner's KYB status, and
+ * any future revocation or rotation of its keys, must `announce` it in its transaction (src/db/Caches.ts).
+ */
+export const cacheTopic = "partners.by-key"
 
 export interface CreatedPartner {
   readonly partner: Partner
@@ -48,6 +55,9 @@ export const layer = Layer.effect(
     const bus = yield* EventBus
     const keys = yield* Keys
     const config = yield* AppConfig
+    const caches = yield* Caches
+    /** Partners by API-key hash: the lookup every partner request makes (src/db/Caches.ts for invalidation). */
+    const byKey = caches.make<typeof PartnersRepo.PartnerWithKeyRow.Type>(cacheTopic, { capacity: 10_000 })
     const keyPrefix = config.mode === "production" ? "sk_live_" : "sk_sandbox_"
     const inTransaction = <A, E>(effect: Effect.Effect<A, E, never>) =>
       transaction(effect).pipe(
@@ -100,7 +110,7 @@ export const layer = Layer.effect(
         if (apiKey.length === 0) return yield* unauthorized("Missing API key: send it in the x-api-key header")
         if (apiKey.length > 256) return yield* unauthorized("Unknown API key")
         const hash = sha256(apiKey)
-        const found = yield* repo.findByKeyHash(hash).pipe(Effect.orDie)
+        const found = yield* byKey.get(hash.toString("hex"), (partner) => partner.id, repo.findByKeyHash(hash).pipe(Effect.orDie))
         if (Option.isNone(found) || !constantTimeEqual(Buffer.from(found.value.keyHash), hash)) {
           return yield* unauthorized("Unknown API key")
         }
@@ -121,6 +131,7 @@ export const layer = Layer.effect(
     const setKyb = (partnerId: string, status: KybStatus, reason: string | null) =>
       inTransaction(Effect.gen(function*() {
         const partner = yield* repo.updateKyb(partnerId, status, reason, yield* clock.now)
+        yield* caches.announce(cacheTopic, partnerId)
         const data = status === "APPROVED" ? { partnerId, status } : { partnerId, status, reason }
         yield* outbox.record({ partnerId, type: kybEvent(status), data })
         return partner

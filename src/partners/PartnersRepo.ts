@@ -14,7 +14,7 @@ export const PartnerRow = Schema.Struct({
 })
 export type PartnerRow = typeof PartnerRow.Type
 
-const PartnerWithKeyRow = Schema.Struct({ ...PartnerRow.fields, keyHash: Schema.Uint8ArrayFromSelf })
+export const PartnerWithKeyRow = Schema.Struct({ ...PartnerRow.fields, keyHash: Schema.Uint8ArrayFromSelf })
 
 export const ApiKeyRow = Schema.Struct({
   id: Schema.String,

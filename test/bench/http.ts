@@ -1,28 +1,43 @@
 /**
  * Whole-stack HTTP benchmark, side by side with PostgreSQL's own pgbench on the same cluster in one run.
  *
- *   npm run bench:http                       # throwaway PostgreSQL 15 cluster, 10 s per workload (about 3 minutes)
+ *   npm run bench:http                       # throwaway PostgreSQL 15 cluster, 10 s per workload, 3 runs of each
  *   npm run bench:http -- --seconds 30       # longer workloads
- *   npm run bench:http -- --quick            # 3 s per workload: a smoke run
+ *   npm run bench:http -- --runs 5           # each workload (and pgbench) measured 5 times: min / median / max
+ *   npm run bench:http -- --quick            # 3 s per workload, 1 run: a smoke run
+ *   npm run bench:http -- --profile          # plus a CPU profile of the service during the spread withdraw workload
+ *   npm run bench:http -- --repo /tmp/before # bench another checkout of this project (before/after)
+ *   npm run bench:http -- --out FILE         # raw figures to FILE instead of .tmp/bench-http.json
+ *   npm run bench:http -- --no-stat-statements   # leave pg_stat_statements out of the throwaway cluster
  *   BENCH_DATABASE_URL=postgresql://user@host:port/db npm run bench:http   # an existing server (creates and drops
- *                                            # two databases on it; PostgreSQL CPU only when its data dir is local)
+ *                                            # databases on it; PostgreSQL CPU only when its data dir is local)
  *
  * 1. A throwaway PostgreSQL 15 cluster with the DEFAULT durability settings (fsync, synchronous_commit and
  *    full_page_writes on — unlike .ci/pg.sh, because pgbench is the reference), private port and socket dir,
- *    stopped and removed on exit, failure or SIGINT.
- * 2. pgbench -i -s 10, then TPC-B and select-only (-c 32 -j 2 -M prepared), in a database of their own.
- * 3. The real service as a separate process (`tsx src/main.ts serve`, sandbox mode) on a fresh database of the same
- *    cluster: time from spawn to the first 200 of GET /api/v1/health and the RSS of its node process; seeding over
- *    HTTP (partner, 200 customers + 1 hot customer: Tier 1 KYC, virtual account, credit, bank account; bank rail
- *    manual, so no job runs while measuring).
- * 4. autocannon, 32 keep-alive connections: withdraw spread over the 200 customers, withdraw on one hot customer,
- *    balance reads spread; req/s, p50/p99, non-2xx (printed), ratio to pgbench, CPU per request of the service's
- *    node process and of the PostgreSQL processes (from /proc/<pid>/stat, before and after each workload).
- * 5. The spread withdraw workload again with the service on the embedded PGlite (DATA_DIR in a temp dir).
- * 6. One table at the end, also written to .tmp/bench-http.json. `ledger-check` runs on both databases afterwards.
+ *    pg_stat_statements preloaded when installed, stopped and removed on exit, failure or SIGINT.
+ * 2. pgbench -i -s 10, then TPC-B and select-only (-c 32 -j 2 -M prepared), N times each, in a database of their own.
+ * 3. The real service of the target checkout (--repo) as a separate process, started the way its `npm start` does:
+ *    package.json's "prestart" once before anything is timed, then the "start" script (sh -c, node_modules/.bin on
+ *    PATH; `tsx src/main.ts serve` is spawned as tsx directly), sandbox mode, on a fresh database of the same cluster:
+ *    time from spawn to the first 200 of GET /api/v1/health and the RSS of the node process that listens on the port
+ *    (found through /proc, below any sh/npm/tsx launcher); seeding over HTTP (partner, 200 customers + 1 hot
+ *    customer: Tier 1 KYC, virtual account, credit, bank account; bank rail manual, so no job runs while measuring).
+ * 4. autocannon, 32 keep-alive connections, N times each: withdraw spread over the 200 customers, withdraw on one hot
+ *    customer, balance reads spread; req/s, p50/p99, non-2xx (printed), ratio to pgbench, CPU per request of the
+ *    service's node process and of the PostgreSQL processes (from /proc/<pid>/stat, before and after each workload),
+ *    statements / commits per request (pg_stat_statements) and WAL bytes per request. Then the service is restarted
+ *    N times on the existing database: ready time and RSS after start.
+ * 5. With --profile: the service again, on a fresh database, spawned as `node --cpu-prof ...`; seeded, warmed up, the
+ *    spread withdraw workload, SIGTERM (node writes the .cpuprofile to .tmp/bench-http-profile/), and a summary of
+ *    the samples taken during that workload (test/bench/profileSummary.ts).
+ * 6. The spread withdraw workload again (N times) with the service on the embedded PGlite (DATA_DIR in a temp dir),
+ *    then N restarts on that existing data directory: ready time and RSS after start.
+ * 7. One table at the end: min / median / max over the runs, ratio of medians to pgbench, the issue's goals with
+ *    met / NOT MET. Every raw figure goes to .tmp/bench-http.json. `ledger-check` runs on both databases afterwards.
  *
  * The load generator (autocannon, in this process), pgbench, the service and PostgreSQL share the machine's cores:
- * the CPU lines say who used what. Exits non-zero on a failed step, an unexpected non-2xx answer or a ledger violation.
+ * the CPU lines say who used what. Exits non-zero on a failed step, an unexpected non-2xx answer or a ledger
+ * violation — never because a goal is not met.
  */
 import autocannon from "autocannon"
 import { execFileSync, spawn, type ChildProcess } from "node:child_process"
@@ -33,16 +48,38 @@ import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
 import Pg from "pg"
+import { formatSummary, type ProfileSummary, readProfile, summarize } from "./profileSummary.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // Settings
 
 const argv = process.argv.slice(2)
+const usage = "usage: npm run bench:http -- [--seconds N] [--quick] [--runs N] [--profile] [--repo DIR] [--out FILE] [--no-stat-statements]"
+const optionValue = (name: string) => {
+  const index = argv.indexOf(name)
+  if (index < 0) return undefined
+  const value = argv[index + 1]
+  if (value === undefined || value.startsWith("--")) {
+    console.error(`${name} needs a value\n${usage}`)
+    process.exit(2)
+  }
+  return value
+}
+const known = new Set(["--quick", "--profile", "--no-stat-statements", "--seconds", "--runs", "--repo", "--out"])
+for (let i = 0; i < argv.length; i++) {
+  if (!known.has(argv[i]!)) {
+    console.error(`unknown argument ${argv[i]}\n${usage}`)
+    process.exit(2)
+  }
+  if (["--seconds", "--runs", "--repo", "--out"].includes(argv[i]!)) i++
+}
 const quick = argv.includes("--quick")
-const secondsArg = argv.indexOf("--seconds")
-const seconds = secondsArg >= 0 ? Number(argv[secondsArg + 1]) : quick ? 3 : 10
-if (!Number.isInteger(seconds) || seconds < 1) {
-  console.error("usage: npm run bench:http -- [--seconds N] [--quick]")
+const profileRun = argv.includes("--profile")
+const useStatStatements = !argv.includes("--no-stat-statements")
+const seconds = Number(optionValue("--seconds") ?? (quick ? 3 : 10))
+const runs = Number(optionValue("--runs") ?? (quick ? 1 : 3))
+if (!Number.isInteger(seconds) || seconds < 1 || !Number.isInteger(runs) || runs < 1) {
+  console.error(usage)
   process.exit(2)
 }
 const warmupSeconds = quick ? 1 : 2
@@ -53,9 +90,43 @@ const seedConcurrency = 8
 const withdrawAmount = 200 // NGN: fee 11.00, the bank receives 189.00 (minimum request 110.56)
 const creditAmount = 1_000_000_000 // NGN per customer: lasts for millions of withdrawals
 const pgBin = process.env.PG_BIN ?? "/usr/lib/postgresql/15/bin"
-const repoRoot = NodePath.resolve(fileURLToPath(new URL("../..", import.meta.url)))
+/** The checkout this script lives in: results are written here. */
+const benchRoot = NodePath.resolve(fileURLToPath(new URL("../..", import.meta.url)))
+/** The checkout whose service is measured (--repo, default this one). */
+const repoRoot = NodePath.resolve(optionValue("--repo") ?? benchRoot)
+if (!NodeFs.existsSync(NodePath.join(repoRoot, "package.json"))) {
+  console.error(`--repo ${repoRoot}: no package.json there\n${usage}`)
+  process.exit(2)
+}
 const tsxBin = NodePath.join(repoRoot, "node_modules/.bin/tsx")
-const outputFile = NodePath.join(repoRoot, ".tmp/bench-http.json")
+const outputFile = NodePath.resolve(optionValue("--out") ?? NodePath.join(benchRoot, ".tmp/bench-http.json"))
+const profileDir = NodePath.join(benchRoot, ".tmp/bench-http-profile")
+
+/**
+ * How `npm start` starts the service in the target repository: its package.json "start" script (with `serve`
+ * appended when the script does not name it), run by `sh -c` with node_modules/.bin on PATH as npm does; "prestart"
+ * runs once before anything is timed. The exact script `tsx src/main.ts serve` is spawned as tsx directly.
+ */
+const startScripts = (() => {
+  let scripts: Record<string, string> = {}
+  try {
+    scripts = JSON.parse(NodeFs.readFileSync(NodePath.join(repoRoot, "package.json"), "utf8")).scripts ?? {}
+  } catch {
+    // no scripts: the default below
+  }
+  const start = (scripts.start ?? "tsx src/main.ts serve").trim()
+  return {
+    start: /(^|\s)serve(\s|$)/.test(start) ? start : `${start} serve`,
+    prestart: scripts.prestart?.trim()
+  }
+})()
+const repoCommit = (() => {
+  try {
+    return execFileSync("git", ["-C", repoRoot, "rev-parse", "--short", "HEAD"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim()
+  } catch {
+    return "?"
+  }
+})()
 const clockTicks = (() => {
   try {
     return Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100
@@ -141,6 +212,16 @@ const processTree = (root: number): Array<ProcStat & { depth: number }> => {
   }
   walk(rootStat, 0)
   return out
+}
+
+/** Whether a process exists and is not a zombie. */
+const alive = (pid: number) => {
+  try {
+    const text = NodeFs.readFileSync(`/proc/${pid}/stat`, "utf8")
+    return text.slice(text.lastIndexOf(")") + 2, text.lastIndexOf(")") + 3) !== "Z"
+  } catch {
+    return false
+  }
 }
 
 /** CPU seconds of one process (all its threads). */
@@ -263,6 +344,8 @@ interface Cluster {
   readonly description: string
   readonly settings: Record<string, string>
   readonly dropDatabases: boolean
+  /** pg_stat_statements is loaded and queryable from adminUrl. */
+  readonly statements: boolean
 }
 
 const isRoot = process.getuid?.() === 0
@@ -295,7 +378,11 @@ const startCluster = async (): Promise<{ adminUrl: string; postmasterPid: number
       // not running
     }
   })
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200`
+  // pg_stat_statements (postgresql-15 contrib) when installed: statements and commits per request. It costs
+  // pgbench and the service alike; --no-stat-statements leaves it out.
+  const statStatements = useStatStatements && NodeFs.existsSync(`${pgBin}/../lib/pg_stat_statements.so`)
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200` +
+    (statStatements ? " -c shared_preload_libraries=pg_stat_statements" : "")
   try {
     asPostgres(`${pgBin}/pg_ctl -D ${shellQuote(data)} -l ${shellQuote(`${dir}/server.log`)} -w -o ${shellQuote(options)} start >/dev/null`)
   } catch (error) {
@@ -352,11 +439,17 @@ const openCluster = async (): Promise<Cluster> => {
       description: `existing server from BENCH_DATABASE_URL (${new URL(existing).host})` +
         (postmasterPid === undefined ? "; its processes are not visible here: no PostgreSQL CPU figures" : `, postmaster ${postmasterPid}`),
       settings: await settingsOf(existing),
-      dropDatabases: true
+      dropDatabases: true,
+      // Only when the server already has it: nothing is installed on a server that is not this run's own.
+      statements: await withClient(existing, (client) => client.query("SELECT 1 FROM pg_stat_statements LIMIT 1")).then(() => true, () => false)
     }
   }
   const started = await startCluster()
-  return { ...started, settings: await settingsOf(started.adminUrl), dropDatabases: false }
+  const statements = await withClient(started.adminUrl, async (client) => {
+    await client.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+    await client.query("SELECT 1 FROM pg_stat_statements LIMIT 1")
+  }).then(() => true, () => false)
+  return { ...started, settings: await settingsOf(started.adminUrl), dropDatabases: false, statements }
 }
 
 const databaseUrl = (adminUrl: string, name: string) => {
@@ -382,6 +475,50 @@ const createDatabase = async (cluster: Cluster, name: string) => {
 
 const checkpoint = (cluster: Cluster) => withClient(cluster.adminUrl, (client) => client.query("CHECKPOINT")).catch(() => undefined)
 
+/**
+ * What the database did during a measurement: WAL bytes written (whole cluster), and with pg_stat_statements the
+ * statements the clients sent to one database (top-level, utility statements included), of which COMMIT/END and
+ * ROLLBACK, and the most frequent ones. pg_stat_statements is reset when the window opens.
+ */
+interface DbActivity {
+  readonly walBytes: number
+  /** Transaction ids assigned in the whole cluster: transactions (and subtransactions) that wrote, committed or not. */
+  readonly writeTransactions: number
+  readonly statements: number
+  readonly commits: number
+  readonly rollbacks: number
+  readonly top: Array<{ readonly query: string; readonly calls: number }>
+}
+
+const dbWindow = async (cluster: Cluster, database: string) => {
+  const before = await withClient(cluster.adminUrl, async (client) => {
+    if (cluster.statements) await client.query("SELECT pg_stat_statements_reset()")
+    return (await client.query<{ lsn: string; xid: string }>(
+      "SELECT pg_current_wal_lsn()::text AS lsn, pg_snapshot_xmax(pg_current_snapshot())::text AS xid")).rows[0]!
+  }).catch(() => undefined)
+  return (): Promise<DbActivity | undefined> =>
+    before === undefined ? Promise.resolve(undefined) : withClient(cluster.adminUrl, async (client) => {
+      const now = (await client.query<{ bytes: string; xid: string }>(
+        "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn)::text AS bytes, pg_snapshot_xmax(pg_current_snapshot())::text AS xid", [before.lsn])).rows[0]!
+      const walBytes = Number(now.bytes)
+      const writeTransactions = Number(now.xid) - Number(before.xid)
+      if (!cluster.statements) return { walBytes, writeTransactions, statements: NaN, commits: NaN, rollbacks: NaN, top: [] }
+      const { rows } = await client.query<{ query: string; calls: string }>(
+        "SELECT s.query, sum(s.calls)::text AS calls FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid " +
+          "WHERE d.datname = $1 GROUP BY s.query ORDER BY sum(s.calls) DESC", [database])
+      const calls = rows.map((r) => ({ query: r.query.replace(/\s+/g, " ").trim(), calls: Number(r.calls) }))
+      const sum = (pattern: RegExp) => calls.filter((c) => pattern.test(c.query)).reduce((n, c) => n + c.calls, 0)
+      return {
+        walBytes,
+        writeTransactions,
+        statements: sum(/./),
+        commits: sum(/^(commit|end)\b/i),
+        rollbacks: sum(/^rollback\b/i),
+        top: calls.slice(0, 12)
+      }
+    }).catch(() => undefined)
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // pgbench
 
@@ -395,10 +532,15 @@ interface PgbenchRun {
   readonly pgbenchCpuMsPerTx: number
   /** Cores used meanwhile by work that is not part of this measurement. */
   readonly neighbours: Neighbours
+  readonly statementsPerTx: number
+  readonly commitsPerTx: number
+  readonly writeTxPerTx: number
+  readonly walBytesPerTx: number
 }
 
 const pgbench = async (cluster: Cluster, url: string, label: string, extra: Array<string>): Promise<PgbenchRun> => {
   await checkpoint(cluster)
+  const db = await dbWindow(cluster, new URL(url).pathname.slice(1))
   const pgBefore = clusterCpu(cluster.postmasterPid)
   const selfBefore = selfCpu()
   const backends = processTree(cluster.postmasterPid ?? -1).length
@@ -408,6 +550,7 @@ const pgbench = async (cluster: Cluster, url: string, label: string, extra: Arra
   for (let i = 0; i < 100 && processTree(cluster.postmasterPid ?? -1).length > backends; i++) await sleep(50)
   const pgAfter = clusterCpu(cluster.postmasterPid)
   const selfAfter = selfCpu()
+  const activity = await db()
   const number = (pattern: RegExp) => Number(pattern.exec(ran.stdout)?.[1] ?? NaN)
   const tps = number(/tps = ([\d.]+) \(without initial connection time\)/)
   const transactions = number(/number of transactions actually processed: (\d+)/)
@@ -419,10 +562,15 @@ const pgbench = async (cluster: Cluster, url: string, label: string, extra: Arra
     failed: number(/number of failed transactions: (\d+)/) || 0,
     postgresCpuMsPerTx: ((pgAfter - pgBefore) * 1000) / transactions,
     pgbenchCpuMsPerTx: ((selfAfter.children - selfBefore.children) * 1000) / transactions,
-    neighbours: neighbours()
+    neighbours: neighbours(),
+    statementsPerTx: (activity?.statements ?? NaN) / transactions,
+    commitsPerTx: (activity?.commits ?? NaN) / transactions,
+    writeTxPerTx: (activity?.writeTransactions ?? NaN) / transactions,
+    walBytesPerTx: (activity?.walBytes ?? NaN) / transactions
   }
   log(`  ${label.padEnd(22)} ${tps.toFixed(0).padStart(7)} tps   latency avg ${run.latencyMs.toFixed(2)} ms   ` +
     `${transactions} tx, ${run.failed} failed   CPU/tx: PostgreSQL ${fmtMs(run.postgresCpuMsPerTx)}, pgbench ${fmtMs(run.pgbenchCpuMsPerTx)}`)
+  log(`  ${"".padEnd(22)} per tx: ${fmt(run.statementsPerTx, 2)} statements, ${fmt(run.commitsPerTx, 2)} COMMIT statements, ${fmt(run.writeTxPerTx, 2)} write transactions, ${fmt(run.walBytesPerTx, 0)} WAL bytes`)
   log(`  ${"".padEnd(22)} meanwhile: ${describeNeighbours(run.neighbours)}`)
   return run
 }
@@ -434,25 +582,102 @@ interface Service {
   readonly label: string
   readonly origin: string
   readonly apiBase: string
-  /** The node process that runs the service (tsx's child), not the tsx launcher. */
+  /** The node process that serves (listens on the port), not a launcher (sh, npm, tsx) above it. */
   readonly pid: number
+  readonly launcherPid: number
+  readonly command: string
+  readonly dataDir: string
   readonly spawnToFirst200Ms: number
   readonly rssAfterStartMb: number
   readonly output: () => string
   readonly stop: () => Promise<number>
 }
 
-const startService = async (label: string, env: Record<string, string>): Promise<Service> => {
-  const port = await freePort()
-  const dataDir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "pmm-bench-http-data-"))
-  onCleanup(`remove ${label} data dir`, () => NodeFs.rmSync(dataDir, { recursive: true, force: true }))
+/** Inodes of the sockets listening on a TCP port (IPv4 and IPv6). */
+const listeningInodes = (port: number) => {
+  const inodes = new Set<string>()
+  for (const file of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    let text = ""
+    try {
+      text = NodeFs.readFileSync(file, "utf8")
+    } catch {
+      continue
+    }
+    for (const line of text.split("\n").slice(1)) {
+      const fields = line.trim().split(/\s+/)
+      if (fields.length < 10 || fields[3] !== "0A") continue // 0A: LISTEN
+      if (parseInt(fields[1]!.split(":")[1]!, 16) === port) inodes.add(fields[9]!)
+    }
+  }
+  return inodes
+}
+
+/** The process of `root`'s tree that listens on `port`; else its deepest node process. */
+const servingProcess = (root: number, port: number) => {
+  const tree = processTree(root)
+  const inodes = listeningInodes(port)
+  for (const stat of tree) {
+    try {
+      for (const fd of NodeFs.readdirSync(`/proc/${stat.pid}/fd`)) {
+        const link = NodeFs.readlinkSync(`/proc/${stat.pid}/fd/${fd}`)
+        const inode = /^socket:\[(\d+)\]$/.exec(link)?.[1]
+        if (inode !== undefined && inodes.has(inode)) return stat
+      }
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return tree.filter((stat) => stat.comm === "node").sort((a, b) => b.depth - a.depth)[0]
+}
+
+const repoPath = () => `${NodePath.join(repoRoot, "node_modules/.bin")}${NodePath.delimiter}${process.env.PATH ?? ""}`
+
+/** Runs package.json's "prestart" of the target repository once (a build step), before anything is timed. */
+const runPrestart = async () => {
+  if (startScripts.prestart === undefined || startScripts.prestart === "") return undefined
   const started = performance.now()
-  const child: ChildProcess = spawn(tsxBin, ["src/main.ts", "serve"], {
+  await mustRun("sh", ["-c", startScripts.prestart], { ...process.env, PATH: repoPath() })
+  const ms = performance.now() - started
+  log(`  prestart (${startScripts.prestart}): ${fmt(ms, 0)} ms`)
+  return ms
+}
+
+/**
+ * The command that starts the service: the start script as npm runs it (sh -c, node_modules/.bin on PATH), or tsx
+ * spawned directly for the script `tsx src/main.ts serve`. With a profile directory, node itself is spawned with
+ * --cpu-prof (not allowed in NODE_OPTIONS), `tsx X` becoming `node --import tsx X`: one node process, the server.
+ */
+const startCommand = (profileTo: string | undefined): { command: string; args: Array<string>; description: string } => {
+  const script = startScripts.start
+  const words = script.split(/\s+/)
+  const plain = words.every((word) => /^[\w./@:=,+-]+$/.test(word)) // no shell syntax: splitting on spaces is exact
+  if (profileTo !== undefined) {
+    const flags = ["--cpu-prof", `--cpu-prof-dir=${profileTo}`]
+    if (plain && words[0] === "tsx") {
+      return { command: process.execPath, args: [...flags, "--import", "tsx", ...words.slice(1)], description: `node ${flags.join(" ")} --import tsx ${words.slice(1).join(" ")}` }
+    }
+    if (plain && words[0] === "node") {
+      return { command: process.execPath, args: [...flags, ...words.slice(1)], description: `node ${flags.join(" ")} ${words.slice(1).join(" ")}` }
+    }
+    throw new Error(`--profile: cannot insert --cpu-prof into the start script "${script}" (expected "tsx ..." or "node ...")`)
+  }
+  if (script === "tsx src/main.ts serve") return { command: tsxBin, args: ["src/main.ts", "serve"], description: script }
+  return { command: "sh", args: ["-c", script], description: `sh -c '${script}'` }
+}
+
+const startService = async (label: string, env: Record<string, string>, options: { dataDir?: string; profileTo?: string; quiet?: boolean } = {}): Promise<Service> => {
+  const port = await freePort()
+  const dataDir = options.dataDir ?? NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "pmm-bench-http-data-"))
+  if (options.dataDir === undefined) onCleanup(`remove ${label} data dir`, () => NodeFs.rmSync(dataDir, { recursive: true, force: true }))
+  const start = startCommand(options.profileTo)
+  const started = performance.now()
+  const child: ChildProcess = spawn(start.command, start.args, {
     cwd: repoRoot,
     detached: true, // its own process group: a Ctrl-C reaches this script, which stops it
     stdio: ["ignore", "pipe", "pipe"],
     env: {
       ...process.env,
+      PATH: repoPath(),
       DATABASE_URL: "",
       DATA_DIR: dataDir,
       PORT: String(port),
@@ -486,14 +711,15 @@ const startService = async (label: string, env: Record<string, string>): Promise
     await sleep(10)
   }
   const spawnToFirst200Ms = performance.now() - started
-  const nodes = processTree(child.pid!).filter((stat) => stat.comm === "node")
-  const server = nodes.sort((a, b) => b.depth - a.depth)[0]
+  const server = servingProcess(child.pid!, port)
   if (server === undefined) throw new Error(`cannot find the ${label} service's node process under pid ${child.pid}`)
   const rssAfterStartMb = memoryMb(server.pid).rss
-  log(`  ${label}: ${apiBase}; first 200 on GET /health ${fmt(spawnToFirst200Ms, 0)} ms after spawn; node pid ${server.pid} ` +
-    `(tsx launcher ${child.pid}); RSS ${fmt(rssAfterStartMb, 0)} MB`)
+  if (!options.quiet) {
+    log(`  ${label}: ${apiBase}; first 200 on GET /health ${fmt(spawnToFirst200Ms, 0)} ms after spawn of \`${start.description}\`; ` +
+      `serving pid ${server.pid} (${server.comm}${server.pid === child.pid ? "" : `, launched by ${child.pid}`}); RSS ${fmt(rssAfterStartMb, 0)} MB`)
+  }
   return {
-    label, origin, apiBase, pid: server.pid, spawnToFirst200Ms, rssAfterStartMb,
+    label, origin, apiBase, pid: server.pid, launcherPid: child.pid!, command: start.description, dataDir, spawnToFirst200Ms, rssAfterStartMb,
     output: () => output,
     stop: async () => {
       const stopping = performance.now()
@@ -505,10 +731,19 @@ const startService = async (label: string, env: Record<string, string>): Promise
       const timer = setTimeout(() => killGroup("SIGKILL"), 15_000)
       await exit
       clearTimeout(timer)
+      // A launcher (sh) may exit a moment before the server: wait for the server itself (its profile is written last).
+      for (let i = 0; i < 300 && alive(server.pid); i++) await sleep(20)
       forget()
       return performance.now() - stopping
     }
   }
+}
+
+/** Starts the service on an existing data directory / database and stops it: ready time and RSS after start. */
+const restart = async (label: string, env: Record<string, string>, dataDir: string) => {
+  const service = await startService(label, env, { dataDir, quiet: true })
+  const stopMs = await service.stop()
+  return { spawnToFirst200Ms: service.spawnToFirst200Ms, rssAfterStartMb: service.rssAfterStartMb, stopMs }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -584,6 +819,16 @@ interface Workload {
   readonly postgresCpuCores: number
   readonly neighbours: Neighbours
   readonly rssAfterMb: number
+  /** From the database (PostgreSQL only; statements and commits need pg_stat_statements). */
+  readonly statementsPerReq: number
+  readonly commitsPerReq: number
+  readonly writeTxPerReq: number
+  readonly rollbacksPerReq: number
+  readonly walBytesPerReq: number
+  readonly topStatements: Array<{ readonly query: string; readonly perReq: number }>
+  /** Monotonic clock (µs, as in a V8 CPU profile) at the start and end of the measurement. */
+  readonly fromUs: number
+  readonly toUs: number
 }
 
 interface Shape {
@@ -595,9 +840,14 @@ interface Shape {
   readonly expected?: ReadonlyArray<string>
 }
 
-const drive = async (service: Service, apiKey: string, shape: Shape, duration: number, postmasterPid: number | undefined, quiet = false): Promise<Workload> => {
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n)
+
+const drive = async (service: Service, apiKey: string, shape: Shape, duration: number, postmasterPid: number | undefined, quiet = false,
+  db?: { readonly cluster: Cluster; readonly database: string }): Promise<Workload> => {
   const statuses: Record<string, number> = {}
   const samples: Array<string> = []
+  const dbActivity = db === undefined ? undefined : await dbWindow(db.cluster, db.database)
+  const fromUs = monotonicUs()
   const appBefore = processCpu(service.pid)
   const pgBefore = clusterCpu(postmasterPid)
   const selfBefore = selfCpu()
@@ -626,9 +876,11 @@ const drive = async (service: Service, apiKey: string, shape: Shape, duration: n
       }
     }]
   })
+  const toUs = monotonicUs()
   const appAfter = processCpu(service.pid)
   const pgAfter = clusterCpu(postmasterPid)
   const selfAfter = selfCpu()
+  const activity = dbActivity === undefined ? undefined : await dbActivity()
   const ok = result["2xx"]
   const unexpected = Object.entries(statuses).filter(([key]) => !(shape.expected ?? []).includes(key)).reduce((sum, [, n]) => sum + n, 0)
   const workload: Workload = {
@@ -651,7 +903,15 @@ const drive = async (service: Service, apiKey: string, shape: Shape, duration: n
     appCpuCores: (appAfter - appBefore) / result.duration,
     postgresCpuCores: (pgAfter - pgBefore) / result.duration,
     neighbours: neighbours(),
-    rssAfterMb: memoryMb(service.pid).rss
+    rssAfterMb: memoryMb(service.pid).rss,
+    statementsPerReq: (activity?.statements ?? NaN) / ok,
+    commitsPerReq: (activity?.commits ?? NaN) / ok,
+    writeTxPerReq: (activity?.writeTransactions ?? NaN) / ok,
+    rollbacksPerReq: (activity?.rollbacks ?? NaN) / ok,
+    walBytesPerReq: (activity?.walBytes ?? NaN) / ok,
+    topStatements: (activity?.top ?? []).map((t) => ({ query: t.query, perReq: t.calls / ok })),
+    fromUs,
+    toUs
   }
   if (!quiet) {
     log(`  ${shape.name.padEnd(22)} ${fmt(workload.reqPerSec, 0).padStart(7)} req/s   p50 ${workload.p50Ms} ms   p99 ${workload.p99Ms} ms   ` +
@@ -660,6 +920,10 @@ const drive = async (service: Service, apiKey: string, shape: Shape, duration: n
       `PostgreSQL ${fmtMs(workload.postgresCpuMsPerReq)} (${fmt(workload.postgresCpuCores, 2)} cores), ` +
       `autocannon ${fmtMs(workload.loadgenCpuMsPerReq)}; CPU s before→after: service ${fmt(appBefore, 2)}→${fmt(appAfter, 2)}, ` +
       `PostgreSQL ${fmt(pgBefore, 2)}→${fmt(pgAfter, 2)}; service RSS ${fmt(workload.rssAfterMb, 0)} MB`)
+    if (activity !== undefined) {
+      log(`  ${"".padEnd(22)} database per request: ${fmt(workload.statementsPerReq, 2)} statements, ${fmt(workload.commitsPerReq, 2)} COMMIT, ` +
+        `${fmt(workload.rollbacksPerReq, 2)} ROLLBACK statements, ${fmt(workload.writeTxPerReq, 2)} write transactions, ${fmt(workload.walBytesPerReq, 0)} WAL bytes`)
+    }
     log(`  ${"".padEnd(22)} meanwhile: ${describeNeighbours(workload.neighbours)}`)
     for (const [key, n] of Object.entries(statuses)) {
       log(`  ${"".padEnd(22)} non-2xx ${key}: ${n}${(shape.expected ?? []).includes(key) ? " (expected)" : " UNEXPECTED"}`)
@@ -710,16 +974,34 @@ const countWithdrawals = (url: string) =>
 const fmt = (value: number, digits: number) => (Number.isFinite(value) ? value.toFixed(digits) : "n/a")
 const fmtMs = (ms: number) => (Number.isFinite(ms) ? `${ms.toFixed(3)} ms` : "n/a")
 
-interface Row { readonly figure: string; readonly value: string; readonly reference: string; readonly ratio: string }
+/** min / median / max of the runs' figures. */
+interface Spread { readonly min: number; readonly median: number; readonly max: number; readonly values: Array<number> }
 
-const row = (figure: string, value: string, reference = "", ratio = ""): Row => ({ figure, value, reference, ratio })
+const spreadOf = (values: Array<number>): Spread => {
+  const finite = values.filter(Number.isFinite).sort((a, b) => a - b)
+  if (finite.length === 0) return { min: NaN, median: NaN, max: NaN, values }
+  const middle = Math.floor(finite.length / 2)
+  const median = finite.length % 2 === 1 ? finite[middle]! : (finite[middle - 1]! + finite[middle]!) / 2
+  return { min: finite[0]!, median, max: finite[finite.length - 1]!, values }
+}
+const over = <A>(items: ReadonlyArray<A>, f: (item: A) => number) => spreadOf(items.map(f))
+
+/** "min / median / max", or the one value of a single run. */
+const mmm = (s: Spread, digits: number) =>
+  s.values.length <= 1 || (s.min === s.max && Number.isFinite(s.min)) ? fmt(s.median, digits) : `${fmt(s.min, digits)} / ${fmt(s.median, digits)} / ${fmt(s.max, digits)}`
+
+interface Row { readonly figure: string; readonly value: string; readonly reference: string; readonly ratio: string; readonly goal: string; readonly met: string }
+
+const row = (figure: string, value: string, reference = "", ratio = "", goal = "", met = ""): Row => ({ figure, value, reference, ratio, goal, met })
 const ratioOf = (value: number, reference: number) => (Number.isFinite(value) && Number.isFinite(reference) && reference > 0 ? `${(value / reference).toFixed(3)}` : "")
+const verdict = (ok: boolean | undefined) => (ok === undefined ? "n/a" : ok ? "met" : "NOT MET")
 
-const printTable = (rows: Array<Row>) => {
-  const headers = row("figure", "value", "pgbench reference", "ratio")
-  const widths = (["figure", "value", "reference", "ratio"] as const).map((key) => Math.max(...[headers, ...rows].map((r) => r[key].length)))
+const printTable = (rows: Array<Row>, valueHeader: string) => {
+  const headers = row("figure", valueHeader, "pgbench reference (median)", "ratio", "goal", "met")
+  const keys = ["figure", "value", "reference", "ratio", "goal", "met"] as const
+  const widths = keys.map((key) => Math.max(...[headers, ...rows].map((r) => r[key].length)))
   const line = (r: Row) =>
-    `| ${r.figure.padEnd(widths[0]!)} | ${r.value.padStart(widths[1]!)} | ${r.reference.padEnd(widths[2]!)} | ${r.ratio.padStart(widths[3]!)} |`
+    `| ${r.figure.padEnd(widths[0]!)} | ${r.value.padStart(widths[1]!)} | ${r.reference.padEnd(widths[2]!)} | ${r.ratio.padStart(widths[3]!)} | ${r.goal.padEnd(widths[4]!)} | ${r.met.padEnd(widths[5]!)} |`
   log(line(headers))
   log(`|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`)
   for (const r of rows) log(line(r))
@@ -731,7 +1013,9 @@ const printTable = (rows: Array<Row>) => {
 const main = async () => {
   const runStarted = performance.now()
   log(`bench:http — ${NodeOs.cpus().length} CPUs (${NodeOs.cpus()[0]?.model ?? "?"}), node ${process.version}, ` +
-    `${seconds} s per workload, ${connections} connections${quick ? " (--quick)" : ""}`)
+    `${seconds} s per workload, ${runs} run(s) of each, ${connections} connections${quick ? " (--quick)" : ""}${profileRun ? " (--profile)" : ""}`)
+  log(`  service: ${repoRoot} (commit ${repoCommit}); npm start = "${startScripts.start}"` +
+    (startScripts.prestart ? `, prestart = "${startScripts.prestart}"` : ", no prestart"))
   let failed = false
   const idleCheck = machineCpu().busy
   await sleep(1000)
@@ -739,60 +1023,113 @@ const main = async () => {
   log(`  machine before the run: ${busyBefore.toFixed(2)} of ${NodeOs.cpus().length} cores busy, load average ` +
     `${NodeOs.loadavg().map((n) => n.toFixed(2)).join(" ")}` +
     (busyBefore > 0.3 ? " — OTHER WORK IS RUNNING ON THIS MACHINE: the figures below share the CPU with it (see \"other processes\")" : ""))
+  const prestartMs = await runPrestart()
 
   log("\nPostgreSQL")
   const cluster = await openCluster()
   log(`  ${cluster.description}`)
-  log(`  settings: ${Object.entries(cluster.settings).map(([k, v]) => `${k}=${v}`).join(", ")}`)
+  log(`  settings: ${Object.entries(cluster.settings).map(([k, v]) => `${k}=${v}`).join(", ")}; pg_stat_statements ${cluster.statements ? "on" : "off"}`)
 
-  log(`\npgbench (scale ${pgbenchScale}, -c ${connections} -j 2 -T ${seconds} -M prepared)`)
+  log(`\npgbench (scale ${pgbenchScale}, -c ${connections} -j 2 -T ${seconds} -M prepared, ${runs} run(s))`)
   const pgbenchUrl = await createDatabase(cluster, `pmm_bench_pgbench_${runTag}`)
   let started = performance.now()
   await mustRun(`${pgBin}/pgbench`, ["-i", "-q", "-s", String(pgbenchScale), pgbenchUrl])
   const pgbenchInitSeconds = elapsed(started)
   log(`  pgbench -i -s ${pgbenchScale}: ${pgbenchInitSeconds.toFixed(1)} s`)
-  const tpcb = await pgbench(cluster, pgbenchUrl, "TPC-B", [])
-  const selectOnly = await pgbench(cluster, pgbenchUrl, "select-only (-S)", ["-S"])
+  const tpcbRuns: Array<PgbenchRun> = []
+  const selectRuns: Array<PgbenchRun> = []
+  const runLabel = (label: string, i: number) => (runs > 1 ? `${label} #${i + 1}` : label)
+  for (let i = 0; i < runs; i++) {
+    tpcbRuns.push(await pgbench(cluster, pgbenchUrl, runLabel("TPC-B", i), []))
+    selectRuns.push(await pgbench(cluster, pgbenchUrl, runLabel("select-only (-S)", i), ["-S"]))
+  }
 
   log("\nService on PostgreSQL")
-  const serviceUrl = await createDatabase(cluster, `pmm_bench_http_${runTag}`)
+  const serviceDb = `pmm_bench_http_${runTag}`
+  const serviceUrl = await createDatabase(cluster, serviceDb)
+  const dbOfService = { cluster, database: serviceDb }
   const pgService = await startService("PostgreSQL", { DATABASE_URL: serviceUrl })
   const pgSeed = await seed(pgService)
   const spread = roundRobin(pgSeed.customers)
   const pgWarmup = await drive(pgService, pgSeed.apiKey, withdrawShape("warm-up", spread), warmupSeconds, cluster.postmasterPid, true)
   log(`  warm-up: ${warmupSeconds} s of withdraw spread, ${pgWarmup.ok} 2xx (not measured)`)
-  await checkpoint(cluster)
-  const pgWithdraw = await drive(pgService, pgSeed.apiKey, withdrawShape("withdraw spread", spread), seconds, cluster.postmasterPid)
-  await checkpoint(cluster)
-  const pgHot = await drive(pgService, pgSeed.apiKey, withdrawShape("withdraw hot", () => pgSeed.hot), seconds, cluster.postmasterPid)
-  await checkpoint(cluster)
-  const pgBalance = await drive(pgService, pgSeed.apiKey, {
-    name: "balance spread", method: "GET", path: () => `/api/v1/partner/v1/customers/${spread()}/balance`
-  }, seconds, cluster.postmasterPid)
+  const pgWithdraws: Array<Workload> = []
+  const pgHots: Array<Workload> = []
+  const pgBalances: Array<Workload> = []
+  for (let i = 0; i < runs; i++) {
+    await checkpoint(cluster)
+    pgWithdraws.push(await drive(pgService, pgSeed.apiKey, withdrawShape(runLabel("withdraw spread", i), spread), seconds, cluster.postmasterPid, false, dbOfService))
+    await checkpoint(cluster)
+    pgHots.push(await drive(pgService, pgSeed.apiKey, withdrawShape(runLabel("withdraw hot", i), () => pgSeed.hot), seconds, cluster.postmasterPid, false, dbOfService))
+    await checkpoint(cluster)
+    pgBalances.push(await drive(pgService, pgSeed.apiKey, {
+      name: runLabel("balance spread", i), method: "GET", path: () => `/api/v1/partner/v1/customers/${spread()}/balance`
+    }, seconds, cluster.postmasterPid, false, dbOfService))
+  }
   const pgMemory = memoryMb(pgService.pid)
   const pgServiceOutput = pgService.output()
   const pgStopMs = await pgService.stop()
   log(`  stopped (SIGTERM) in ${fmt(pgStopMs, 0)} ms; service RSS at the end ${fmt(pgMemory.rss, 0)} MB, peak ${fmt(pgMemory.peak, 0)} MB`)
-  const pgOk = pgWarmup.ok + pgWithdraw.ok + pgHot.ok
+  const pgRestarts: Array<{ spawnToFirst200Ms: number; rssAfterStartMb: number; stopMs: number }> = []
+  for (let i = 0; i < runs; i++) pgRestarts.push(await restart("PostgreSQL", { DATABASE_URL: serviceUrl }, pgService.dataDir))
+  log(`  restarted on the existing database ${runs} time(s): first 200 on GET /health ${pgRestarts.map((r) => fmt(r.spawnToFirst200Ms, 0)).join(", ")} ms ` +
+    `after spawn; RSS after start ${pgRestarts.map((r) => fmt(r.rssAfterStartMb, 0)).join(", ")} MB`)
+  const pgWorkloads = [pgWarmup, ...pgWithdraws, ...pgHots]
+  const pgOk = pgWorkloads.reduce((n, w) => n + w.ok, 0)
   const pgRows = await countWithdrawals(serviceUrl)
   // A request in flight when autocannon stops is dropped by the client but may still commit.
-  const pgRowsOk = pgRows >= pgOk && pgRows <= pgOk + 3 * connections + pgWarmup.non2xx + pgWithdraw.non2xx + pgHot.non2xx
+  const pgRowsOk = pgRows >= pgOk && pgRows <= pgOk + pgWorkloads.length * connections + pgWorkloads.reduce((n, w) => n + w.non2xx, 0)
   log(`  withdrawals stored: ${pgRows} for ${pgOk} 2xx answers${pgRowsOk ? "" : " — MISMATCH"}`)
   const pgCheck = await ledgerCheck("PostgreSQL", { DATABASE_URL: serviceUrl })
+
+  let profile: { summary: ProfileSummary; file: string; workload: Workload; command: string } | undefined
+  if (profileRun) {
+    log("\nProfile: the service on PostgreSQL under --cpu-prof, withdraw spread only (a fresh database; figures not in the table)")
+    const profileUrl = await createDatabase(cluster, `pmm_bench_http_profile_${runTag}`)
+    NodeFs.mkdirSync(profileDir, { recursive: true })
+    const profiled = await startService("PostgreSQL --cpu-prof", { DATABASE_URL: profileUrl }, { profileTo: profileDir })
+    const profiledSeed = await seed(profiled)
+    const profiledSpread = roundRobin(profiledSeed.customers)
+    await drive(profiled, profiledSeed.apiKey, withdrawShape("warm-up", profiledSpread), warmupSeconds, cluster.postmasterPid, true)
+    await checkpoint(cluster)
+    const workload = await drive(profiled, profiledSeed.apiKey, withdrawShape("withdraw spread (profiled)", profiledSpread), seconds, cluster.postmasterPid)
+    const stopMs = await profiled.stop()
+    // One file per thread of the process (CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile): node 20 runs module
+    // hooks (tsx under --import) on a thread of their own. The main thread is 0; the busiest one is summarised.
+    const files = NodeFs.readdirSync(profileDir).filter((name) => name.endsWith(".cpuprofile") && name.split(".")[3] === String(profiled.pid))
+      .map((name) => NodePath.join(profileDir, name))
+    if (files.length === 0) throw new Error(`--profile: no .cpuprofile of pid ${profiled.pid} in ${profileDir} after SIGTERM (stopped in ${fmt(stopMs, 0)} ms)`)
+    const summaries = files.map((file) => ({
+      file,
+      summary: summarize(readProfile(file), { file: NodePath.relative(process.cwd(), file) || file, top: 25, fromUs: workload.fromUs, toUs: workload.toUs })
+    })).sort((a, b) => b.summary.busyMs - a.summary.busyMs)
+    const { file, summary } = summaries[0]!
+    log(`  stopped (SIGTERM) in ${fmt(stopMs, 0)} ms; profile of the spread workload's ${seconds} s window only (start-up and seeding left out)` +
+      (summaries.length > 1 ? `; other threads' profiles: ${summaries.slice(1).map((s) => `${NodePath.basename(s.file)} busy ${fmt(s.summary.busyMs, 0)} ms`).join(", ")}` : "") + ":")
+    for (const line of formatSummary(summary, { requests: workload.ok })) log(`  ${line}`)
+    profile = { summary, file, workload, command: profiled.command }
+  }
 
   log("\nService on the embedded PGlite")
   const pgliteDir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "pmm-bench-http-pglite-"))
   onCleanup("remove the PGlite data dir", () => NodeFs.rmSync(pgliteDir, { recursive: true, force: true }))
-  const liteService = await startService("PGlite", { DATA_DIR: pgliteDir })
+  const liteService = await startService("PGlite", {}, { dataDir: pgliteDir })
   const liteSeed = await seed(liteService)
   const liteSpread = roundRobin(liteSeed.customers)
   const liteWarmup = await drive(liteService, liteSeed.apiKey, withdrawShape("warm-up", liteSpread), warmupSeconds, undefined, true)
   log(`  warm-up: ${warmupSeconds} s of withdraw spread, ${liteWarmup.ok} 2xx (not measured)`)
-  const liteWithdraw = await drive(liteService, liteSeed.apiKey, withdrawShape("withdraw spread", liteSpread), seconds, undefined)
+  const liteWithdraws: Array<Workload> = []
+  for (let i = 0; i < runs; i++) {
+    liteWithdraws.push(await drive(liteService, liteSeed.apiKey, withdrawShape(runLabel("withdraw spread", i), liteSpread), seconds, undefined))
+  }
   const liteMemory = memoryMb(liteService.pid)
   const liteServiceOutput = liteService.output()
   const liteStopMs = await liteService.stop()
   log(`  stopped (SIGTERM) in ${fmt(liteStopMs, 0)} ms; service RSS at the end ${fmt(liteMemory.rss, 0)} MB, peak ${fmt(liteMemory.peak, 0)} MB`)
+  const liteRestarts: Array<{ spawnToFirst200Ms: number; rssAfterStartMb: number; stopMs: number }> = []
+  for (let i = 0; i < runs; i++) liteRestarts.push(await restart("PGlite", {}, pgliteDir))
+  log(`  restarted on the existing data directory ${runs} time(s): first 200 on GET /health ${liteRestarts.map((r) => fmt(r.spawnToFirst200Ms, 0)).join(", ")} ms ` +
+    `after spawn; RSS after start ${liteRestarts.map((r) => fmt(r.rssAfterStartMb, 0)).join(", ")} MB`)
   const liteCheck = await ledgerCheck("PGlite", { DATA_DIR: pgliteDir })
 
   for (const [label, output] of [["PostgreSQL", pgServiceOutput], ["PGlite", liteServiceOutput]] as const) {
@@ -803,83 +1140,144 @@ const main = async () => {
     }
   }
 
-  const workloads = [pgWithdraw, pgHot, pgBalance, liteWithdraw]
-  failed ||= workloads.some((w) => w.unexpected > 0) || !pgRowsOk || !pgCheck.ok || !liteCheck.ok || tpcb.failed > 0 || selectOnly.failed > 0
+  const workloads = [...pgWithdraws, ...pgHots, ...pgBalances, ...liteWithdraws]
+  failed ||= workloads.some((w) => w.unexpected > 0) || !pgRowsOk || !pgCheck.ok || !liteCheck.ok ||
+    [...tpcbRuns, ...selectRuns].some((r) => r.failed > 0)
   const runSeconds = elapsed(runStarted)
 
-  const tps = (r: PgbenchRun) => `${r.label} ${fmt(r.tps, 0)} tps`
-  const latencies = (w: Workload) => `${w.p50Ms} / ${w.p99Ms}`
-  const statuses = (w: Workload) => (w.non2xx + w.errors + w.timeouts === 0 ? "0" : `${w.non2xx} (${Object.entries(w.statuses).map(([k, n]) => `${k}: ${n}`).join(", ")})` + (w.errors + w.timeouts > 0 ? ` + ${w.errors} errors, ${w.timeouts} timeouts` : ""))
-  const cpu = (ms: number) => fmt(ms, 3)
+  // Figures over the runs
+  const tpcb = { tps: over(tpcbRuns, (r) => r.tps), latencyMs: over(tpcbRuns, (r) => r.latencyMs), cpu: over(tpcbRuns, (r) => r.postgresCpuMsPerTx),
+    statements: over(tpcbRuns, (r) => r.statementsPerTx), commits: over(tpcbRuns, (r) => r.writeTxPerTx), wal: over(tpcbRuns, (r) => r.walBytesPerTx) }
+  const sel = { tps: over(selectRuns, (r) => r.tps), latencyMs: over(selectRuns, (r) => r.latencyMs), cpu: over(selectRuns, (r) => r.postgresCpuMsPerTx) }
+  const figures = (ws: Array<Workload>) => ({
+    reqPerSec: over(ws, (w) => w.reqPerSec), p50: over(ws, (w) => w.p50Ms), p99: over(ws, (w) => w.p99Ms),
+    appCpu: over(ws, (w) => w.appCpuMsPerReq), pgCpu: over(ws, (w) => w.postgresCpuMsPerReq),
+    statements: over(ws, (w) => w.statementsPerReq), commits: over(ws, (w) => w.writeTxPerReq), commitStatements: over(ws, (w) => w.commitsPerReq), wal: over(ws, (w) => w.walBytesPerReq),
+    non2xx: ws.reduce((n, w) => n + w.non2xx + w.errors + w.timeouts, 0),
+    statuses: ws.reduce<Record<string, number>>((all, w) => {
+      for (const [k, n] of Object.entries(w.statuses)) all[k] = (all[k] ?? 0) + n
+      return all
+    }, {})
+  })
+  const spreadF = figures(pgWithdraws)
+  const hotF = figures(pgHots)
+  const balanceF = figures(pgBalances)
+  const liteF = figures(liteWithdraws)
+  const pgReady = { ms: over(pgRestarts, (r) => r.spawnToFirst200Ms), rss: over(pgRestarts, (r) => r.rssAfterStartMb) }
+  const liteReady = { ms: over(liteRestarts, (r) => r.spawnToFirst200Ms), rss: over(liteRestarts, (r) => r.rssAfterStartMb) }
+
+  const ratio = (a: Spread, b: Spread) => (Number.isFinite(a.median) && Number.isFinite(b.median) && b.median > 0 ? a.median / b.median : NaN)
+  const goals = {
+    spread: ratio(spreadF.reqPerSec, tpcb.tps) >= 0.5 && spreadF.p99.median <= 50,
+    hot: ratio(hotF.reqPerSec, tpcb.tps) >= 0.25 && hotF.p99.median <= 100,
+    balance: ratio(balanceF.reqPerSec, sel.tps) >= 0.1,
+    pglite: liteF.reqPerSec.median >= 500,
+    liteRss: liteReady.rss.median <= 300,
+    liteReady: liteReady.ms.median <= 2000,
+    pgReady: pgReady.ms.median <= 2000
+  }
+  const statuses = (f: ReturnType<typeof figures>) =>
+    f.non2xx === 0 ? "0" : `${f.non2xx} (${Object.entries(f.statuses).map(([k, n]) => `${k}: ${n}`).join(", ")})`
+  const tpcbRef = `TPC-B ${fmt(tpcb.tps.median, 0)} tps`
+  const cpu = (s: Spread) => mmm(s, 3)
   const rows: Array<Row> = [
-    row("pgbench TPC-B (tps)", fmt(tpcb.tps, 0)),
-    row("pgbench select-only (tps)", fmt(selectOnly.tps, 0)),
-    row("pgbench TPC-B: PostgreSQL CPU per tx (ms)", cpu(tpcb.postgresCpuMsPerTx)),
-    row("pgbench select-only: PostgreSQL CPU per tx (ms)", cpu(selectOnly.postgresCpuMsPerTx)),
-    row("PG service: spawn to first 200 /health (ms)", fmt(pgService.spawnToFirst200Ms, 0)),
-    row("PG service: RSS after start (MB)", fmt(pgService.rssAfterStartMb, 0)),
+    row("pgbench TPC-B (tps)", mmm(tpcb.tps, 0)),
+    row("pgbench select-only (tps)", mmm(sel.tps, 0)),
+    row("pgbench TPC-B: PostgreSQL CPU per tx (ms)", cpu(tpcb.cpu)),
+    row("pgbench select-only: PostgreSQL CPU per tx (ms)", cpu(sel.cpu)),
+    row("pgbench TPC-B: statements / write transactions / WAL bytes per tx", `${fmt(tpcb.statements.median, 2)} / ${fmt(tpcb.commits.median, 2)} / ${fmt(tpcb.wal.median, 0)}`),
+    row("PG withdraw spread (req/s)", mmm(spreadF.reqPerSec, 0), tpcbRef, ratioOf(spreadF.reqPerSec.median, tpcb.tps.median), "≥ 0.5× TPC-B and p99 ≤ 50 ms", verdict(goals.spread)),
+    row("PG withdraw spread p50 (ms)", mmm(spreadF.p50, 0), `TPC-B avg ${fmt(tpcb.latencyMs.median, 1)} ms`),
+    row("PG withdraw spread p99 (ms)", mmm(spreadF.p99, 0), "", "", "≤ 50 ms", verdict(spreadF.p99.median <= 50)),
+    row("PG withdraw spread non-2xx", statuses(spreadF)),
+    row("PG withdraw spread: app CPU per withdrawal (ms)", cpu(spreadF.appCpu)),
+    row("PG withdraw spread: PostgreSQL CPU per withdrawal (ms)", cpu(spreadF.pgCpu), `TPC-B ${fmt(tpcb.cpu.median, 3)} ms/tx`, ratioOf(spreadF.pgCpu.median, tpcb.cpu.median)),
+    row("PG withdraw spread: statements / write transactions per withdrawal", `${mmm(spreadF.statements, 2)} / ${mmm(spreadF.commits, 2)}`, `TPC-B ${fmt(tpcb.statements.median, 2)} / ${fmt(tpcb.commits.median, 2)}`),
+    row("PG withdraw spread: WAL bytes per withdrawal", mmm(spreadF.wal, 0), `TPC-B ${fmt(tpcb.wal.median, 0)}`, ratioOf(spreadF.wal.median, tpcb.wal.median)),
+    row("PG withdraw hot (req/s)", mmm(hotF.reqPerSec, 0), tpcbRef, ratioOf(hotF.reqPerSec.median, tpcb.tps.median), "≥ 0.25× TPC-B and p99 ≤ 100 ms", verdict(goals.hot)),
+    row("PG withdraw hot p50 (ms)", mmm(hotF.p50, 0)),
+    row("PG withdraw hot p99 (ms)", mmm(hotF.p99, 0), "", "", "≤ 100 ms", verdict(hotF.p99.median <= 100)),
+    row("PG withdraw hot non-2xx", statuses(hotF)),
+    row("PG withdraw hot: app CPU per withdrawal (ms)", cpu(hotF.appCpu)),
+    row("PG withdraw hot: PostgreSQL CPU per withdrawal (ms)", cpu(hotF.pgCpu), `TPC-B ${fmt(tpcb.cpu.median, 3)} ms/tx`, ratioOf(hotF.pgCpu.median, tpcb.cpu.median)),
+    row("PG withdraw hot: statements / write transactions per withdrawal", `${mmm(hotF.statements, 2)} / ${mmm(hotF.commits, 2)}`, `TPC-B ${fmt(tpcb.statements.median, 2)} / ${fmt(tpcb.commits.median, 2)}`),
+    row("PG balance spread (req/s)", mmm(balanceF.reqPerSec, 0), `select-only ${fmt(sel.tps.median, 0)} tps`, ratioOf(balanceF.reqPerSec.median, sel.tps.median), "≥ 0.1× select-only", verdict(goals.balance)),
+    row("PG balance spread p50 (ms)", mmm(balanceF.p50, 0), `select-only avg ${fmt(sel.latencyMs.median, 2)} ms`),
+    row("PG balance spread p99 (ms)", mmm(balanceF.p99, 0)),
+    row("PG balance spread non-2xx", statuses(balanceF)),
+    row("PG balance spread: app / PostgreSQL CPU per read (ms)", `${cpu(balanceF.appCpu)} / ${cpu(balanceF.pgCpu)}`, `select-only ${fmt(sel.cpu.median, 3)} ms/tx`, ratioOf(balanceF.pgCpu.median, sel.cpu.median)),
+    row("PG service: ready, fresh database (ms)", fmt(pgService.spawnToFirst200Ms, 0)),
+    row("PG service: ready, existing database (ms)", mmm(pgReady.ms, 0), "", "", "≤ 2000 ms", verdict(goals.pgReady)),
+    row("PG service: RSS after start, existing database (MB)", mmm(pgReady.rss, 0)),
     row("PG service: RSS after workloads / peak (MB)", `${fmt(pgMemory.rss, 0)} / ${fmt(pgMemory.peak, 0)}`),
     row(`PG seeding over HTTP (${pgSeed.requests} requests, s)`, fmt(pgSeed.seconds, 1)),
-    row("PG withdraw spread (req/s)", fmt(pgWithdraw.reqPerSec, 0), tps(tpcb), ratioOf(pgWithdraw.reqPerSec, tpcb.tps)),
-    row("PG withdraw spread p50 / p99 (ms)", latencies(pgWithdraw), `TPC-B avg ${fmt(tpcb.latencyMs, 1)} ms`),
-    row("PG withdraw spread non-2xx", statuses(pgWithdraw)),
-    row("PG withdraw spread: service CPU per req (ms)", cpu(pgWithdraw.appCpuMsPerReq)),
-    row("PG withdraw spread: PostgreSQL CPU per req (ms)", cpu(pgWithdraw.postgresCpuMsPerReq), `TPC-B ${cpu(tpcb.postgresCpuMsPerTx)} ms/tx`, ratioOf(pgWithdraw.postgresCpuMsPerReq, tpcb.postgresCpuMsPerTx)),
-    row("PG withdraw hot (req/s)", fmt(pgHot.reqPerSec, 0), tps(tpcb), ratioOf(pgHot.reqPerSec, tpcb.tps)),
-    row("PG withdraw hot p50 / p99 (ms)", latencies(pgHot), `TPC-B avg ${fmt(tpcb.latencyMs, 1)} ms`),
-    row("PG withdraw hot non-2xx", statuses(pgHot)),
-    row("PG withdraw hot: service CPU per req (ms)", cpu(pgHot.appCpuMsPerReq)),
-    row("PG withdraw hot: PostgreSQL CPU per req (ms)", cpu(pgHot.postgresCpuMsPerReq), `TPC-B ${cpu(tpcb.postgresCpuMsPerTx)} ms/tx`, ratioOf(pgHot.postgresCpuMsPerReq, tpcb.postgresCpuMsPerTx)),
-    row("PG balance spread (req/s)", fmt(pgBalance.reqPerSec, 0), tps(selectOnly), ratioOf(pgBalance.reqPerSec, selectOnly.tps)),
-    row("PG balance spread p50 / p99 (ms)", latencies(pgBalance), `select-only avg ${fmt(selectOnly.latencyMs, 2)} ms`),
-    row("PG balance spread non-2xx", statuses(pgBalance)),
-    row("PG balance spread: service CPU per req (ms)", cpu(pgBalance.appCpuMsPerReq)),
-    row("PG balance spread: PostgreSQL CPU per req (ms)", cpu(pgBalance.postgresCpuMsPerReq), `select-only ${cpu(selectOnly.postgresCpuMsPerTx)} ms/tx`, ratioOf(pgBalance.postgresCpuMsPerReq, selectOnly.postgresCpuMsPerTx)),
     row("PG ledger-check after the run", pgCheck.ok ? "ok" : "FAILED"),
-    row("PGlite service: spawn to first 200 /health (ms)", fmt(liteService.spawnToFirst200Ms, 0)),
-    row("PGlite service: RSS after start (MB)", fmt(liteService.rssAfterStartMb, 0)),
+    row("PGlite withdraw spread (req/s)", mmm(liteF.reqPerSec, 0), tpcbRef, ratioOf(liteF.reqPerSec.median, tpcb.tps.median), "≥ 500/s", verdict(goals.pglite)),
+    row("PGlite withdraw spread p50 / p99 (ms)", `${mmm(liteF.p50, 0)} / ${mmm(liteF.p99, 0)}`),
+    row("PGlite withdraw spread non-2xx", statuses(liteF)),
+    row("PGlite withdraw spread: service CPU per withdrawal (ms)", cpu(liteF.appCpu)),
+    row("PGlite service: ready, fresh data dir (ms)", fmt(liteService.spawnToFirst200Ms, 0)),
+    row("PGlite service: ready, existing data dir (ms)", mmm(liteReady.ms, 0), "", "", "≤ 2000 ms", verdict(goals.liteReady)),
+    row("PGlite service: RSS after start, existing data dir (MB)", mmm(liteReady.rss, 0), "", "", "≤ 300 MB", verdict(goals.liteRss)),
     row("PGlite service: RSS after workload / peak (MB)", `${fmt(liteMemory.rss, 0)} / ${fmt(liteMemory.peak, 0)}`),
     row(`PGlite seeding over HTTP (${liteSeed.requests} requests, s)`, fmt(liteSeed.seconds, 1)),
-    row("PGlite withdraw spread (req/s)", fmt(liteWithdraw.reqPerSec, 0), tps(tpcb), ratioOf(liteWithdraw.reqPerSec, tpcb.tps)),
-    row("PGlite withdraw spread p50 / p99 (ms)", latencies(liteWithdraw)),
-    row("PGlite withdraw spread non-2xx", statuses(liteWithdraw)),
-    row("PGlite withdraw spread: service CPU per req (ms)", cpu(liteWithdraw.appCpuMsPerReq)),
     row("PGlite ledger-check after the run", liteCheck.ok ? "ok" : "FAILED"),
     row("machine busy before the run (cores)", fmt(busyBefore, 2)),
-    row("other processes' CPU (cores): TPC-B / -S / spread / hot / balance / PGlite",
-      [tpcb, selectOnly, ...workloads].map((m) => fmt(m.neighbours.otherCores, 2)).join(" / ")),
-    row("kernel interrupt CPU (cores): TPC-B / -S / spread / hot / balance / PGlite",
-      [tpcb, selectOnly, ...workloads].map((m) => fmt(m.neighbours.kernelIrqCores, 2)).join(" / ")),
+    row("other processes' CPU, median (cores): TPC-B / -S / spread / hot / balance / PGlite",
+      [tpcbRuns, selectRuns, pgWithdraws, pgHots, pgBalances, liteWithdraws].map((ms) => fmt(over(ms, (m: { neighbours: Neighbours }) => m.neighbours.otherCores).median, 2)).join(" / ")),
+    row("kernel interrupt CPU, median (cores): TPC-B / -S / spread / hot / balance / PGlite",
+      [tpcbRuns, selectRuns, pgWithdraws, pgHots, pgBalances, liteWithdraws].map((ms) => fmt(over(ms, (m: { neighbours: Neighbours }) => m.neighbours.kernelIrqCores).median, 2)).join(" / ")),
     row("whole run (s)", fmt(runSeconds, 0))
   ]
 
-  log(`\nResult (${seconds} s per workload, ${connections} connections; ratio = value / reference)`)
-  printTable(rows)
-  log("CPU per request = CPU seconds used during the workload / 2xx answers; the service figure is its node process " +
-    "(with PGlite: the database too), PostgreSQL's every process of the cluster. autocannon ran in this process: " +
-    `${workloads.map((w) => `${w.service} ${w.name} ${cpu(w.loadgenCpuMsPerReq)} ms/req`).join(", ")}; ` +
-    `pgbench client: TPC-B ${cpu(tpcb.pgbenchCpuMsPerTx)}, select-only ${cpu(selectOnly.pgbenchCpuMsPerTx)} ms/tx.`)
+  log(`\nResult: ${repoRoot} (commit ${repoCommit}), ${seconds} s per workload, ${runs} run(s), ${connections} connections; ` +
+    `ratio = median / median of the reference; goals judged on medians`)
+  printTable(rows, runs > 1 ? `min / median / max of ${runs} runs` : "value (1 run)")
+  const goalList = Object.values(goals)
+  log(`Goals: ${goalList.filter(Boolean).length} of ${goalList.length} met (a goal not met does not fail the run).`)
+  log("CPU per request = CPU seconds used during the workload / 2xx answers; the app figure is the serving node process " +
+    "(with PGlite: the database too), PostgreSQL's every process of the cluster. Statements per request: " +
+    "pg_stat_statements (top-level statements sent to that database); write transactions: transaction ids assigned " +
+    "in the cluster (transactions and subtransactions that wrote, committed or rolled back). autocannon ran in this process: " +
+    `${workloads.map((w) => `${w.service} ${w.name} ${cpu(spreadOf([w.loadgenCpuMsPerReq]))} ms/req`).join(", ")}; ` +
+    `pgbench client: TPC-B ${cpu(over(tpcbRuns, (r) => r.pgbenchCpuMsPerTx))}, select-only ${cpu(over(selectRuns, (r) => r.pgbenchCpuMsPerTx))} ms/tx.`)
+  const top = pgWithdraws[0]?.topStatements ?? []
+  if (top.length > 0) {
+    log(`Statements per withdrawal (spread, run 1), most frequent first:`)
+    for (const t of top) log(`  ${t.perReq.toFixed(2).padStart(6)}  ${t.query.slice(0, 150)}`)
+  }
+  const topHot = pgHots[0]?.topStatements ?? []
+  if (topHot.length > 0) {
+    log(`Statements per withdrawal (hot, run 1), most frequent first:`)
+    for (const t of topHot.slice(0, 8)) log(`  ${t.perReq.toFixed(2).padStart(6)}  ${t.query.slice(0, 150)}`)
+  }
 
   NodeFs.mkdirSync(NodePath.dirname(outputFile), { recursive: true })
   NodeFs.writeFileSync(outputFile, JSON.stringify({
     generatedAt: new Date().toISOString(),
+    repo: { path: repoRoot, commit: repoCommit, start: startScripts.start, prestart: startScripts.prestart ?? null, prestartMs: prestartMs ?? null },
     machine: { busyCoresBefore: busyBefore, loadAverage: NodeOs.loadavg(), cpus: NodeOs.cpus().length, cpuModel: NodeOs.cpus()[0]?.model, memoryMb: Math.round(NodeOs.totalmem() / 2 ** 20), node: process.version },
-    settings: { seconds, warmupSeconds, connections, customers: customerCount, withdrawAmount, pgbenchScale, quick },
+    settings: { seconds, runs, warmupSeconds, connections, customers: customerCount, withdrawAmount, pgbenchScale, quick, profile: profileRun, statStatements: cluster.statements },
     postgres: { description: cluster.description, settings: cluster.settings },
-    pgbench: { initSeconds: pgbenchInitSeconds, tpcb, selectOnly },
+    pgbench: { initSeconds: pgbenchInitSeconds, tpcb: tpcbRuns, selectOnly: selectRuns },
     services: {
       postgres: {
-        spawnToFirst200Ms: pgService.spawnToFirst200Ms, rssAfterStartMb: pgService.rssAfterStartMb, rssAtEndMb: pgMemory.rss,
-        peakRssMb: pgMemory.peak, seeding: { seconds: pgSeed.seconds, requests: pgSeed.requests }, stopMs: pgStopMs,
-        withdrawalsStored: pgRows, ledgerCheck: pgCheck
+        command: pgService.command, spawnToFirst200MsFresh: pgService.spawnToFirst200Ms, rssAfterStartMbFresh: pgService.rssAfterStartMb,
+        restarts: pgRestarts, rssAtEndMb: pgMemory.rss, peakRssMb: pgMemory.peak,
+        seeding: { seconds: pgSeed.seconds, requests: pgSeed.requests }, stopMs: pgStopMs, withdrawalsStored: pgRows, ledgerCheck: pgCheck
       },
       pglite: {
-        spawnToFirst200Ms: liteService.spawnToFirst200Ms, rssAfterStartMb: liteService.rssAfterStartMb, rssAtEndMb: liteMemory.rss,
-        peakRssMb: liteMemory.peak, seeding: { seconds: liteSeed.seconds, requests: liteSeed.requests }, stopMs: liteStopMs,
-        ledgerCheck: liteCheck
+        command: liteService.command, spawnToFirst200MsFresh: liteService.spawnToFirst200Ms, rssAfterStartMbFresh: liteService.rssAfterStartMb,
+        restarts: liteRestarts, rssAtEndMb: liteMemory.rss, peakRssMb: liteMemory.peak,
+        seeding: { seconds: liteSeed.seconds, requests: liteSeed.requests }, stopMs: liteStopMs, ledgerCheck: liteCheck
       }
     },
-    workloads,
+    workloads: { postgres: { withdrawSpread: pgWithdraws, withdrawHot: pgHots, balanceSpread: pgBalances }, pglite: { withdrawSpread: liteWithdraws } },
+    summary: {
+      tpcb, selectOnly: sel, withdrawSpread: spreadF, withdrawHot: hotF, balanceSpread: balanceF, pgliteWithdrawSpread: liteF,
+      readyExisting: { postgres: pgReady, pglite: liteReady }, goals
+    },
+    profile: profile === undefined ? null : { file: profile.file, command: profile.command, workload: profile.workload, summary: profile.summary },
     table: rows,
     runSeconds,
     ok: !failed

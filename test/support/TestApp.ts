@@ -86,6 +86,8 @@ export interface TestApp {
   /** Runs an effect with the app's services. */
   readonly run: <A, E>(effect: Effect.Effect<A, E, any>) => Promise<A>
   readonly close: () => Promise<void>
+  /** The app's database (its URL on PostgreSQL), to start a second app on it. */
+  readonly database: { readonly layer: DatabaseLayer; readonly url?: string }
 }
 
 /** Starts the whole service on a loopback port with a fresh database; talk to it with real HTTP. */
@@ -96,9 +98,11 @@ export const startTestApp = async (
     readonly wallClock?: boolean
     /** Check every response against the OpenAPI document (default); off only for tests of the checker itself. */
     readonly conformance?: boolean
+    /** An existing database (another app's `database`): two apps on one database act as two processes. */
+    readonly database?: { readonly layer: DatabaseLayer; readonly url?: string }
   } = {}
 ): Promise<TestApp> => {
-  const database = await testDatabaseLayer()
+  const database = options.database ?? await testDatabaseLayer()
   const config = testConfig(options.config)
   const ids = options.seed === undefined ? Ids.layer : Ids.layerSeeded(options.seed)
   // A frozen service clock (starting now): time moves only when a test advances it, so "still pending one second
@@ -160,7 +164,8 @@ export const startTestApp = async (
     query: (text, params = []) =>
       run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(text, params as Array<any>))) as Promise<ReadonlyArray<any>>,
     run,
-    close: () => runtime.dispose()
+    close: () => runtime.dispose(),
+    database
   }
 }
 
