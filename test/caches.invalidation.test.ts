@@ -65,10 +65,10 @@ describe("caches", () => {
   })
 
   it.skipIf(databaseKind() !== "postgres")("a KYB change reaches another process on the same PostgreSQL through LISTEN/NOTIFY", async () => {
-    const url = app.database.url!
+    const url = app.database!.url!
     const config = { databaseUrl: Option.some(Redacted.make(url)) }
-    const first = await startTestApp({ database: app.database, config })
-    const second = await startTestApp({ database: app.database, config })
+    const first = await startTestApp({ database: app.database!, config })
+    const second = await startTestApp({ database: app.database!, config })
     try {
       const partner = await first.newPartner()
       // Wait until the second process's listener is up (caches serve only then), and warm its cache.

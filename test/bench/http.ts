@@ -659,7 +659,19 @@ const startCommand = (profileTo: string | undefined): { command: string; args: A
     if (plain && words[0] === "node") {
       return { command: process.execPath, args: [...flags, ...words.slice(1)], description: `node ${flags.join(" ")} ${words.slice(1).join(" ")}` }
     }
-    throw new Error(`--profile: cannot insert --cpu-prof into the start script "${script}" (expected "tsx ..." or "node ...")`)
+    // A build step then `exec node X` (the start script runs compiled JavaScript): the build already ran as a
+    // step of its own or is cheap; profile the final node command.
+    const last = script.split("&&").map((part) => part.trim().replace(/^exec\s+/, "")).at(-1) ?? ""
+    const lastWords = last.split(/\s+/)
+    if (last !== script && lastWords[0] === "node" && lastWords.every((word) => /^[\w./@:=,+-]+$/.test(word))) {
+      const first = script.slice(0, script.lastIndexOf("&&")).trim()
+      return {
+        command: "sh",
+        args: ["-c", `${first} && exec ${process.execPath} ${flags.join(" ")} ${lastWords.slice(1).join(" ")}`],
+        description: `${first} && exec node ${flags.join(" ")} ${lastWords.slice(1).join(" ")}`
+      }
+    }
+    throw new Error(`--profile: cannot insert --cpu-prof into the start script "${script}" (expected "tsx ...", "node ..." or "... && exec node ...")`)
   }
   if (script === "tsx src/main.ts serve") return { command: tsxBin, args: ["src/main.ts", "serve"], description: script }
   return { command: "sh", args: ["-c", script], description: `sh -c '${script}'` }

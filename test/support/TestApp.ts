@@ -87,7 +87,7 @@ export interface TestApp {
   readonly run: <A, E>(effect: Effect.Effect<A, E, any>) => Promise<A>
   readonly close: () => Promise<void>
   /** The app's database (its URL on PostgreSQL), to start a second app on it. */
-  readonly database: { readonly layer: DatabaseLayer; readonly url?: string }
+  readonly database?: { readonly layer: DatabaseLayer; readonly url?: string }
 }
 
 /** Starts the whole service on a loopback port with a fresh database; talk to it with real HTTP. */
