@@ -375,6 +375,8 @@ export const makeHttpMiddleware = (options: { readonly maxJsonBodyBytes: number;
       ? app
       : Effect.provideService(app, HttpServerRequest.HttpServerRequest, withCachedText(request, request.modify({ url })))
     return yield* routed.pipe(
+      // No trace exporter is configured (src/App.ts): no spans for the handler's SQL statements either.
+      Effect.withTracerEnabled(false),
       Effect.tapErrorCause((cause) =>
         Cause.isInterruptedOnly(cause) || isRouteNotFoundOnly(cause)
           ? Effect.void
