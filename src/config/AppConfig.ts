@@ -18,6 +18,13 @@ export interface AppConfigShape {
   /** A directory for the embedded database and sandbox secrets, or ":memory:" for a throwaway database. */
   readonly dataDir: string
   readonly databaseUrl: Option.Option<Redacted.Redacted<string>>
+  /** DATABASE_POOL_SIZE: PostgreSQL connections at most (DATABASE_URL only; PGlite serves one connection). 10 when absent. */
+  readonly databasePoolSize?: number | undefined
+  /**
+   * PGLITE_SHARED_BUFFERS: the embedded database's page cache, a PostgreSQL size (`16MB`, `64MB`, `131072kB`).
+   * Unset: `pgliteSharedBuffers` of src/db/Database.ts.
+   */
+  readonly pgliteSharedBuffers?: string | undefined
   readonly mode: ServiceMode
   /** 32-byte key (hex or base64); required in production, generated into DATA_DIR in sandbox mode. */
   readonly encryptionKey: Option.Option<Redacted.Redacted<string>>
@@ -96,6 +103,18 @@ const publicBaseUrl = Config.option(Config.string("PUBLIC_BASE_URL")).pipe(
   })
 )
 
+/** A PostgreSQL memory size for shared_buffers: a number of kB, MB or GB from 128kB (PostgreSQL's minimum) to 8GB. */
+const pgliteSharedBuffers = Config.option(Config.string("PGLITE_SHARED_BUFFERS")).pipe(
+  Config.mapOrFail((value) => {
+    if (Option.isNone(value) || value.value.trim() === "") return Either.right(undefined)
+    const match = /^(\d+)\s*(kB|MB|GB)$/.exec(value.value.trim())
+    const kB = match ? Number(match[1]) * ({ kB: 1, MB: 1024, GB: 1024 * 1024 } as const)[match[2] as "kB" | "MB" | "GB"] : NaN
+    return kB >= 128 && kB <= 8 * 1024 * 1024
+      ? Either.right(`${match![1]}${match![2]}`)
+      : Either.left(invalid("PGLITE_SHARED_BUFFERS", "must be a size from 128kB to 8GB with its unit, e.g. 16MB or 131072kB"))
+  })
+)
+
 const isValidKey = (raw: string) => /^[0-9a-fA-F]{64}$/.test(raw) || Buffer.from(raw, "base64").length === 32
 
 export const appConfig: Config.Config<AppConfigShape> = Config.all({
@@ -109,6 +128,8 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
     "must be a postgres:// or postgresql:// URL",
     (url) => Option.isNone(url) || /^postgres(ql)?:\/\//.test(Redacted.value(url.value))
   ),
+  databasePoolSize: positive("DATABASE_POOL_SIZE", 10),
+  pgliteSharedBuffers,
   mode: Config.literal("sandbox", "production")("SERVICE_MODE").pipe(Config.withDefault("sandbox" as const)),
   encryptionKey: checked(
     "ENCRYPTION_KEY",

@@ -16,6 +16,52 @@ export interface PgliteOptions {
   readonly dataDir?: string | undefined
   /** A tarball from `PGlite.dumpDataDir` to start from (tests clone one migrated template). */
   readonly loadDataDir?: Blob | undefined
+  /** PostgreSQL's page cache inside PGlite's WebAssembly memory (PGLITE_SHARED_BUFFERS); `pgliteSharedBuffers` when absent. */
+  readonly sharedBuffers?: string | undefined
+}
+
+/**
+ * The embedded database's default page cache. initdb writes PostgreSQL's 128MB into postgresql.conf, and PGlite
+ * touches all of it at start (its shared memory lives in the WebAssembly heap): about 115 MB of resident memory per
+ * instance for a cache a sandbox database never fills. docs/performance-startup.md has the measurements.
+ */
+export const pgliteSharedBuffers = "16MB"
+
+/**
+ * PGlite's start parameters: its defaults (single-user mode, fsync off, ...) plus the page cache size. Only memory
+ * sizing here, nothing that changes what a commit guarantees: synchronous_commit stays on, so a commit returns after
+ * its WAL was written to the data directory's files (to the OS, not flushed to disk: PGlite runs with fsync off).
+ */
+const pgliteStartParams = (sharedBuffers: string): Array<string> => [
+  ...PGlite.defaultStartParams,
+  "-c",
+  `shared_buffers=${sharedBuffers}`
+]
+
+/**
+ * Opens PGlite. A new database (no PG_VERSION yet, or in memory) runs initdb in a second, temporary PGlite instance
+ * whose WebAssembly memory is garbage afterwards: about 400 MB that V8 gives back only on a full collection, which an
+ * idle server may not run for a long time. So after an initdb, full collections when the process exposes `gc`
+ * (`npm start` runs node with --expose-gc); nothing otherwise.
+ */
+const openPglite = async (options: PgliteOptions): Promise<PGlite> => {
+  const initdb = options.loadDataDir === undefined &&
+    (options.dataDir === undefined || !NodeFs.existsSync(`${options.dataDir}/PG_VERSION`))
+  const db = await PGlite.create({
+    ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
+    ...(options.loadDataDir !== undefined ? { loadDataDir: options.loadDataDir } : {}),
+    startParams: pgliteStartParams(options.sharedBuffers ?? pgliteSharedBuffers)
+  })
+  if (initdb) collectInitdbGarbage()
+  return db
+}
+
+/** The temporary instance's last references go in the next turns: a collection now and two shortly after. */
+const collectInitdbGarbage = () => {
+  const gc = (globalThis as { gc?: () => void }).gc
+  if (gc === undefined) return
+  gc()
+  for (const ms of [100, 1000]) setTimeout(gc, ms).unref()
 }
 
 /**
@@ -29,10 +75,7 @@ export const pgliteLayer = (options: PgliteOptions): Layer.Layer<PgClient.PgClie
       Effect.tryPromise({
         try: async () => {
           if (options.dataDir !== undefined) NodeFs.mkdirSync(options.dataDir, { recursive: true })
-          const db = await PGlite.create({
-            ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
-            ...(options.loadDataDir !== undefined ? { loadDataDir: options.loadDataDir } : {})
-          })
+          const db = await openPglite(options)
           const pool = new Pg.Pool(createPgConfig(db) as unknown as Pg.PoolConfig)
           return { db, pool }
         },
@@ -67,7 +110,7 @@ const clientOver = (db: PGlite) =>
  * database from a copy (`pgliteLayer({ loadDataDir })`): initdb and the migrations cost seconds, a copy does not.
  */
 export const migratedPgliteTemplate = async (): Promise<Blob> => {
-  const db = await PGlite.create()
+  const db = await openPglite({})
   try {
     await Effect.runPromise(migrate.pipe(Effect.provide(Layer.orDie(clientOver(db))), Effect.asVoid))
     return await db.dumpDataDir("none")
@@ -80,8 +123,12 @@ export const migratedPgliteTemplate = async (): Promise<Blob> => {
 export const layerFromConfig: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, SqlError.SqlError, AppConfig> = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) =>
     Option.match(config.databaseUrl, {
-      onSome: (url) => PgClient.layer({ ...naming, url, maxConnections: 10 }),
-      onNone: () => pgliteLayer(config.dataDir === ":memory:" ? {} : { dataDir: `${config.dataDir}/pgdata` })
+      onSome: (url) => PgClient.layer({ ...naming, url, maxConnections: config.databasePoolSize ?? 10 }),
+      onNone: () =>
+        pgliteLayer({
+          ...(config.dataDir === ":memory:" ? {} : { dataDir: `${config.dataDir}/pgdata` }),
+          sharedBuffers: config.pgliteSharedBuffers
+        })
     })
   )
 )

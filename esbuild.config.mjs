@@ -1,0 +1,91 @@
+// Builds what `npm start` runs: src/main.ts bundled by esbuild into dist/main.js (ESM, Node 20), so the service
+// starts as plain JavaScript instead of compiling TypeScript on the fly with tsx (see docs/performance-startup.md).
+//
+//   node esbuild.config.mjs           # build only when an input changed since the last build (what `npm start` runs)
+//   node esbuild.config.mjs --force   # always build (`npm run build`)
+//
+// Up to date means: dist/main.js exists and every input of the last build (each source file and each bundled
+// package file, from esbuild's metafile), package.json, package-lock.json and this file still have the size and
+// modification time they had when that build started. An edited, added-and-imported or deleted source file, an
+// `npm install` or a `git pull` therefore rebuilds (about 1 s); an unchanged tree costs a few milliseconds of stat
+// calls. No type checking here: `npm run typecheck` does that.
+//
+// Packages that locate files relative to their own module (@electric-sql/pglite loads pglite.wasm, initdb.wasm and
+// pglite.data next to itself through import.meta.url) stay external and are imported from node_modules at run time;
+// everything else is bundled, which loads faster than Node resolving and reading hundreds of ESM files.
+import * as NodeFs from "node:fs"
+import * as NodePath from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = NodePath.dirname(fileURLToPath(import.meta.url))
+const outfile = NodePath.join(root, "dist", "main.js")
+const stampFile = NodePath.join(root, "dist", "main.inputs.json")
+const alwaysChecked = ["package.json", "package-lock.json", "esbuild.config.mjs"]
+
+/** Size and modification time of a file relative to the repository, or undefined when it is gone. */
+const fingerprint = (file) => {
+  try {
+    const stat = NodeFs.statSync(NodePath.join(root, file))
+    return `${stat.size}:${stat.mtimeMs}`
+  } catch {
+    return undefined
+  }
+}
+
+const upToDate = () => {
+  let stamp
+  try {
+    if (!NodeFs.existsSync(outfile)) return false
+    stamp = JSON.parse(NodeFs.readFileSync(stampFile, "utf8"))
+  } catch {
+    return false
+  }
+  if (stamp.version !== 1 || typeof stamp.inputs !== "object" || stamp.inputs === null) return false
+  for (const [file, seen] of Object.entries(stamp.inputs)) {
+    if (fingerprint(file) !== seen) return false
+  }
+  return true
+}
+
+export const build = async () => {
+  const startedAt = Date.now()
+  const esbuild = await import("esbuild")
+  const result = await esbuild.build({
+    absWorkingDir: root,
+    entryPoints: ["src/main.ts"],
+    outfile,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    external: ["@electric-sql/pglite"],
+    // Bundled CommonJS packages call require() for Node's built-ins; ESM output has no require of its own.
+    banner: { js: "import { createRequire as __createRequire } from \"node:module\"; const require = __createRequire(import.meta.url);" },
+    sourcemap: "linked",
+    sourcesContent: false,
+    metafile: true,
+    legalComments: "none",
+    logLevel: "warning"
+  })
+  const inputs = {}
+  const files = [...alwaysChecked, ...Object.keys(result.metafile.inputs).filter((file) => !file.startsWith("<"))]
+  for (const file of files) {
+    const seen = fingerprint(file)
+    // A file written while esbuild ran may be in the bundle in its old form: never up to date, rebuilt next start.
+    const mtimeMs = seen === undefined ? 0 : Number(seen.slice(seen.indexOf(":") + 1))
+    inputs[file] = mtimeMs >= startedAt - 10 ? "changed during the build" : seen
+  }
+  NodeFs.writeFileSync(stampFile, JSON.stringify({ version: 1, inputs }))
+}
+
+if (process.argv[1] !== undefined && NodePath.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  if (process.argv.includes("--force") || !upToDate()) {
+    try {
+      await build()
+    } catch (error) {
+      // esbuild has already printed the error with its location.
+      if (!(error && Array.isArray(error.errors))) console.error(error)
+      process.exit(1)
+    }
+  }
+}
