@@ -59,5 +59,18 @@ describe("statements per request", () => {
         expect(ran.length).toBeLessThanOrEqual(9)
       }
     }
+    // Reads: ownership and data in one statement; the API key from the cache.
+    for (const path of [`/partner/v1/customers/${id}/balance`, `/partner/v1/customers/${id}`]) {
+      const { result, statements: ran } = await record(() => app.request<any>("GET", path, { apiKey: p.apiKey }))
+      expect(result.status).toBe(200)
+      expect(ran).toHaveLength(1)
+    }
+    // A foreign partner's request for the customer: the same one statement, the same 403.
+    const other = await app.newPartner()
+    const { result: foreign, statements: ranForeign } = await record(() =>
+      app.request<any>("GET", `/partner/v1/customers/${id}/balance`, { apiKey: other.apiKey }))
+    expect(foreign.status).toBe(403)
+    expect(foreign.body.code).toBe("CUSTOMER_FORBIDDEN")
+    expect(ranForeign.length).toBeLessThanOrEqual(2) // the other partner's key: a cache miss, then the read
   })
 })

@@ -41,7 +41,7 @@ export const LedgerHttp = HttpApiBuilder.group(Api, "ledger", (handlers) =>
       }))
 
     return handlers
-      .handle("balance", ({ path }) => Effect.flatMap(owned(path.customerId), reads.balances))
+      .handle("balance", ({ path }) => Effect.flatMap(CurrentPartner, (partner) => reads.ownedBalances(partner.id, path.customerId)))
       .handle("transactions", ({ path, urlParams }) =>
         Effect.flatMap(owned(path.customerId), (customer) => reads.entries(customer, urlParams)))
       .handle("balanceStream", ({ path }) =>
