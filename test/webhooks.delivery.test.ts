@@ -256,6 +256,58 @@ describe("claims", () => {
     const secrets = await fresh.query<{ secretCiphertext: Uint8Array }>("SELECT secret_ciphertext FROM webhook_configs WHERE partner_id = $1", [b.partnerId])
     expect(Buffer.from(first[0]!.secretCiphertext)).toEqual(Buffer.from(secrets[0]!.secretCiphertext))
   })
+  it("outcomes are recorded many per statement, each only while its lease is the claimer's", async () => {
+    const target = await receiver(() => 200)
+    const c = await fresh.newPartner()
+    expect((await fresh.request("PUT", "/partner/v1/webhook", { apiKey: c.apiKey, body: { url: target.url } })).status).toBe(200)
+    const now = Date.parse((await fresh.request("GET", "/sandbox/clock", { apiKey: c.apiKey })).body.data.now)
+    const tomorrow = new Date(now + 86_400_000)
+    const later = new Date(tomorrow.getTime() + 86_400_000)
+    await queueDue(c.partnerId, 3, tomorrow)
+    const claimed = await fresh.run(claim(later, 3, 4))
+    expect(claimed).toHaveLength(3)
+    // A replay meanwhile takes the first one's lease away: its outcome is dropped, the others are written.
+    await fresh.query("UPDATE webhook_deliveries SET lease_token = NULL, lease_until = NULL WHERE event_id = $1", [claimed[0]!.eventId])
+    const attemptedAt = new Date(later.getTime() + 1000)
+    const retryAt = new Date(attemptedAt.getTime() + 30_000)
+    const recorded = await fresh.run(Effect.flatMap(WebhooksRepo.make, (repo) =>
+      repo.recordAttempts(claimed.map((row, i) => ({
+        eventId: row.eventId,
+        leaseToken: row.leaseToken,
+        status: i === 1 ? "DELIVERED" as const : "PENDING" as const,
+        attemptedAt,
+        nextAttemptAt: i === 1 ? null : retryAt,
+        responseStatus: i === 1 ? 204 : 500,
+        error: i === 1 ? null : "HTTP 500",
+        deliveredAt: i === 1 ? attemptedAt : null
+      })))
+    ))
+    expect([...recorded].sort()).toEqual([claimed[1]!.eventId, claimed[2]!.eventId].sort())
+    const rows = await fresh.query<{ eventId: string; status: string; attempts: number; nextAttemptAt: Date | null; lastError: string | null; leaseToken: string | null }>(
+      "SELECT event_id, status, attempts, next_attempt_at, last_error, lease_token FROM webhook_deliveries WHERE event_id = ANY($1::uuid[])",
+      [claimed.map((row) => row.eventId)]
+    )
+    const byId = new Map(rows.map((row) => [row.eventId, row]))
+    expect(byId.get(claimed[0]!.eventId)).toMatchObject({ status: "PENDING", attempts: 0, lastError: null })
+    expect(byId.get(claimed[1]!.eventId)).toMatchObject({ status: "DELIVERED", attempts: 1, nextAttemptAt: null, lastError: null, leaseToken: null })
+    expect(byId.get(claimed[2]!.eventId)).toMatchObject({ status: "PENDING", attempts: 1, lastError: "HTTP 500", leaseToken: null })
+    expect(new Date(byId.get(claimed[2]!.eventId)!.nextAttemptAt!).getTime()).toBe(retryAt.getTime())
+  })
+
+  it("a claim takes only a partner's free slots when some of its attempts are already in flight", async () => {
+    const target = await receiver(() => 200)
+    const d = await fresh.newPartner()
+    expect((await fresh.request("PUT", "/partner/v1/webhook", { apiKey: d.apiKey, body: { url: target.url } })).status).toBe(200)
+    const now = Date.parse((await fresh.request("GET", "/sandbox/clock", { apiKey: d.apiKey })).body.data.now)
+    const tomorrow = new Date(now + 86_400_000)
+    const later = new Date(tomorrow.getTime() + 86_400_000)
+    await queueDue(d.partnerId, 6, tomorrow)
+    const taken = await fresh.run(Effect.flatMap(WebhooksRepo.make, (repo) =>
+      repo.claimDue({ now: later, limit: 100, perPartnerMax: 4, excludedPartners: [], busy: { [d.partnerId]: 3 }, leaseToken: NodeCrypto.randomUUID(), leaseSeconds: 120 })))
+    // (Rows other tests here left unleased may come along; only this partner's count matters.)
+    expect(taken.filter((row) => row.partnerId === d.partnerId)).toHaveLength(1)
+    expect((await fresh.run(claim(later, 100, 4))).filter((row) => row.partnerId === d.partnerId)).toHaveLength(4)
+  })
 })
 
 describe("recovery", () => {

@@ -1,8 +1,8 @@
-import { HttpClientRequest } from "@effect/platform"
-import { NodeHttpClient } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
-import { Context, Deferred, Duration, Effect, Layer, Option, Ref, Stream } from "effect"
+import { Context, Deferred, Duration, Effect, Layer, Option, Ref } from "effect"
 import * as NodeDns from "node:dns"
+import * as NodeHttp from "node:http"
+import * as NodeHttps from "node:https"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { Keys } from "../crypto/Keys.js"
@@ -17,6 +17,10 @@ type Answer =
   | { readonly _tag: "Answered"; readonly status: number }
   | { readonly _tag: "Failed"; readonly error: string }
 
+/** Connections per receiving host (as many as the dispatcher's attempts in flight), and in all. */
+const socketsPerHostMax = 32
+const socketsMax = 256
+
 /** How much of an answer body is read (and thrown away) so that the connection can be reused. */
 const answerBodyBytesMax = 64 * 1024
 
@@ -28,12 +32,22 @@ export interface AttemptOutcome extends TestResult {
   readonly delivery: Option.Option<WebhooksRepo.DeliveryRow>
 }
 
+/** An attempt made but not yet recorded: the result and what to write (`WebhooksRepo.recordAttempts`). */
+export interface SentAttempt extends TestResult {
+  readonly record: WebhooksRepo.AttemptRecord
+}
+
+/** Secrets opened recently, by sealed value: a rotation seals a new value, so an entry never outlives its secret. */
+const openedSecretsMax = 1024
+
 /**
  * Makes one attempt of a leased delivery: signs it with the partner's current secret at send time, POSTs it with
  * the answer time-out, and records the result and the next step of the schedule.
  */
 export class WebhookSender extends Context.Tag("WebhookSender")<WebhookSender, {
   readonly attempt: (claimed: WebhooksRepo.ClaimedDelivery) => Effect.Effect<AttemptOutcome>
+  /** The attempt without recording it: the caller records it (the dispatcher, many per statement). */
+  readonly send: (claimed: WebhooksRepo.ClaimedDelivery) => Effect.Effect<SentAttempt>
   readonly leaseSeconds: number
   /** Wakes the dispatcher: something may have become due (an event, a replay, a finished attempt). */
   readonly wake: Effect.Effect<void>
@@ -58,8 +72,23 @@ export const layer = Layer.scoped(
     const sql = yield* SqlClient.SqlClient
     const repo = yield* WebhooksRepo.make.pipe(Effect.provideService(SqlClient.SqlClient, sql))
     const production = config.mode === "production"
-    const agent = yield* NodeHttpClient.makeAgent({ keepAlive: true, ...(production ? { lookup: publicOnlyLookup } : {}) })
-    const client = yield* NodeHttpClient.make.pipe(Effect.provideService(NodeHttpClient.HttpAgent, agent))
+    // A bounded keep-alive pool per scheme; production connections resolve through `publicOnlyLookup`.
+    const agentOptions = {
+      keepAlive: true,
+      maxSockets: socketsPerHostMax,
+      maxFreeSockets: socketsPerHostMax,
+      maxTotalSockets: socketsMax,
+      scheduling: "lifo" as const,
+      ...(production ? { lookup: publicOnlyLookup } : {})
+    }
+    const httpAgent = new NodeHttp.Agent(agentOptions)
+    const httpsAgent = new NodeHttps.Agent(agentOptions)
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        httpAgent.destroy()
+        httpsAgent.destroy()
+      })
+    )
     const timeout = Duration.millis(config.webhookTimeoutMs)
 
     /**
@@ -80,32 +109,91 @@ export const layer = Layer.scoped(
         return typeof addresses === "string" ? addresses : refuseNonPublic(host, addresses)
       })
 
-    const post = (url: string, body: string, headers: Record<string, string>): Effect.Effect<Answer> =>
-      Effect.gen(function*() {
-        const refusal = yield* checkResolved(url)
-        if (refusal !== undefined) return { _tag: "Failed", error: refusal } as const
-        const request = HttpClientRequest.post(url).pipe(
-          HttpClientRequest.setHeaders(headers),
-          HttpClientRequest.bodyText(body, "application/json")
-        )
-        const response = yield* client.execute(request)
-        // Read a bounded part of the answer so that a keep-alive connection can be reused; the rest is cut.
-        yield* response.stream.pipe(
-          Stream.runFoldWhile(0, (read) => read < answerBodyBytesMax, (read, chunk) => read + chunk.length),
-          Effect.ignore
-        )
-        return { _tag: "Answered", status: response.status } as const
-      }).pipe(
-        Effect.scoped,
-        Effect.catchAll((error) => Effect.succeed<Answer>({ _tag: "Failed", error: describeTransportError(error.cause) })),
+    /**
+     * One POST on the keep-alive pool: the answer's status once its body has been read (at most
+     * `answerBodyBytesMax`, the rest is cut), or why there is none. The time-out covers the connection, the request
+     * and the answer; interrupting the effect destroys the request.
+     */
+    const request = (url: string, body: string, headers: Record<string, string>, timeoutMs: number): Effect.Effect<Answer> =>
+      Effect.async<Answer>((resume) => {
+        let settled = false
+        let timer: ReturnType<typeof setTimeout> | undefined
+        const settle = (answer: Answer) => {
+          if (settled) return
+          settled = true
+          if (timer !== undefined) clearTimeout(timer)
+          resume(Effect.succeed(answer))
+        }
+        let target: URL
+        try {
+          target = new URL(url)
+        } catch {
+          settle({ _tag: "Failed", error: "connection failed: invalid URL" })
+          return
+        }
+        const https = target.protocol === "https:"
+        const req = (https ? NodeHttps : NodeHttp).request(target, {
+          method: "POST",
+          agent: https ? httpsAgent : httpAgent,
+          headers: { ...headers, "content-length": String(Buffer.byteLength(body)) }
+        }, (res) => {
+          const answered: Answer = { _tag: "Answered", status: res.statusCode ?? 0 }
+          let read = 0
+          res.on("data", (chunk: Buffer) => {
+            read += chunk.length
+            if (read >= answerBodyBytesMax) {
+              settle(answered)
+              res.destroy()
+            }
+          })
+          res.on("end", () => settle(answered))
+          // The status arrived; a body cut short does not change it.
+          res.on("close", () => settle(answered))
+          res.on("error", () => settle(answered))
+        })
+        req.on("error", (error) => settle({ _tag: "Failed", error: describeTransportError(error) }))
+        timer = setTimeout(() => {
+          settle({ _tag: "Failed", error: `timed out after ${config.webhookTimeoutMs} ms` })
+          req.destroy()
+        }, timeoutMs)
+        req.end(body)
+        return Effect.sync(() => {
+          settled = true
+          if (timer !== undefined) clearTimeout(timer)
+          req.destroy()
+        })
+      })
+
+    const post = (url: string, body: string, headers: Record<string, string>): Effect.Effect<Answer> => {
+      if (!production) return request(url, body, headers, config.webhookTimeoutMs)
+      const started = Date.now()
+      return checkResolved(url).pipe(
         Effect.timeoutTo({
           duration: timeout,
-          onSuccess: (answer) => answer,
+          onSuccess: (refusal): Answer | undefined => refusal === undefined ? undefined : { _tag: "Failed", error: refusal },
           onTimeout: (): Answer => ({ _tag: "Failed", error: `timed out after ${config.webhookTimeoutMs} ms` })
-        })
+        }),
+        Effect.flatMap((refused) =>
+          refused !== undefined
+            ? Effect.succeed(refused)
+            : request(url, body, headers, Math.max(1, config.webhookTimeoutMs - (Date.now() - started)))
+        )
       )
+    }
 
-    const attempt = (claimed: WebhooksRepo.ClaimedDelivery) =>
+    const opened = new Map<string, string>()
+    const secretOf = (claimed: WebhooksRepo.ClaimedDelivery) => {
+      const sealed = Buffer.from(claimed.secretCiphertext)
+      const key = `${claimed.partnerId}:${sealed.toString("base64")}`
+      const cached = opened.get(key)
+      if (cached !== undefined) return cached
+      const secret = openSecret(keys.encryption, sealed, claimed.partnerId)
+      if (opened.size >= openedSecretsMax) opened.delete(opened.keys().next().value!)
+      opened.set(key, secret)
+      return secret
+    }
+
+    const send = (claimed: WebhooksRepo.ClaimedDelivery) =>
       Effect.gen(function*() {
         const attemptedAt = yield* clock.now
         const timestamp = Math.floor(attemptedAt.getTime() / 1000)
@@ -115,7 +203,7 @@ export const layer = Layer.scoped(
           createdAt: claimed.eventCreatedAt.toISOString(),
           data: claimed.data
         })
-        const secret = openSecret(keys.encryption, claimed.secretCiphertext, claimed.partnerId)
+        const secret = secretOf(claimed)
         const answer = yield* post(claimed.url, body, {
           "content-type": "application/json",
           "x-service-event-id": claimed.eventId,
@@ -134,7 +222,7 @@ export const layer = Layer.scoped(
           : gone
           ? "HTTP 410: the endpoint is gone; not retried"
           : `HTTP ${answer.status}`
-        const delivery = yield* repo.recordAttempt({
+        const record: WebhooksRepo.AttemptRecord = {
           eventId: claimed.eventId,
           leaseToken: claimed.leaseToken,
           status: delivered ? "DELIVERED" : delaySeconds === undefined ? "DEAD" : "PENDING",
@@ -143,7 +231,14 @@ export const layer = Layer.scoped(
           responseStatus: statusCode,
           error,
           deliveredAt: delivered ? yield* clock.now : null
-        }).pipe(Effect.orDie)
+        }
+        return { delivered, statusCode, error, record }
+      })
+
+    const attempt = (claimed: WebhooksRepo.ClaimedDelivery) =>
+      Effect.gen(function*() {
+        const { delivered, error, record, statusCode } = yield* send(claimed)
+        const delivery = yield* repo.recordAttempt(record).pipe(Effect.orDie)
         if (Option.isNone(delivery)) {
           yield* Effect.logWarning("webhook attempt finished after its lease was taken over; result not recorded").pipe(
             Effect.annotateLogs({ eventId: claimed.eventId })
@@ -159,6 +254,6 @@ export const layer = Layer.scoped(
     })
     const nextWake = Effect.map(Ref.get(signal), Deferred.await)
 
-    return WebhookSender.of({ attempt, leaseSeconds: leaseSecondsFor(config.webhookTimeoutMs), wake, nextWake })
+    return WebhookSender.of({ attempt, send, leaseSeconds: leaseSecondsFor(config.webhookTimeoutMs), wake, nextWake })
   })
 )

@@ -52,6 +52,12 @@ export const ClaimedDelivery = Schema.Struct({
 })
 export type ClaimedDelivery = typeof ClaimedDelivery.Type
 
+/** A claimed delivery and how many due rows its claim looked at (`claimWindow` of them: there may be more). */
+export const ClaimedRow = Schema.Struct({ ...ClaimedDelivery.fields, scanned: Schema.Int })
+
+/** How many due rows (oldest first, through the due index) a claim of `limit` looks at. */
+export const claimWindow = (limit: number) => Math.max(limit * 4, 64)
+
 export const AttemptRecord = Schema.Struct({
   eventId: Schema.String,
   leaseToken: Schema.String,
@@ -68,8 +74,24 @@ export type AttemptRecord = typeof AttemptRecord.Type
 const deliveryColumns = `event_id, seq, partner_id, type, status, attempts, next_attempt_at, last_attempt_at,
   last_response_status, last_error, created_at, delivered_at`
 
+const asRecordJson = (record: AttemptRecord) => ({
+  event_id: record.eventId,
+  lease_token: record.leaseToken,
+  status: record.status,
+  attempted_at: record.attemptedAt.toISOString(),
+  next_attempt_at: record.nextAttemptAt?.toISOString() ?? null,
+  response_status: record.responseStatus,
+  error: record.error,
+  delivered_at: record.deliveredAt?.toISOString() ?? null
+})
+
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+  /** The claim's per-partner allowance is `perPartnerMax` minus the partner's attempts already in flight here. */
+  const busyOf = (busy: { readonly [partnerId: string]: number } | undefined) =>
+    busy === undefined || Object.keys(busy).length === 0
+      ? sql`0`
+      : sql`coalesce((${JSON.stringify(busy)}::jsonb ->> partner_id::text)::integer, 0)`
   const claimedColumns = sql.unsafe(`d.event_id, d.partner_id, d.type, e.data, e.created_at AS event_created_at,
     d.attempts, d.schedule_base, c.url, c.secret_ciphertext, d.lease_token`)
 
@@ -109,12 +131,14 @@ export const make = Effect.gen(function*() {
     limit: Schema.Int,
     perPartnerMax: Schema.Int,
     excludedPartners: Schema.Array(Schema.String),
+    /** Attempts already in flight in this process per partner: a partner gets at most `perPartnerMax` minus these. */
+    busy: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Int })),
     leaseToken: Schema.String,
     leaseSeconds: Schema.Number
   })
   const claimDue = SqlSchema.findAll({
     Request: ClaimRequest,
-    Result: ClaimedDelivery,
+    Result: ClaimedRow,
     execute: (args) =>
       sql`
         WITH candidates AS (
@@ -122,14 +146,15 @@ export const make = Effect.gen(function*() {
           WHERE status = 'PENDING' AND next_attempt_at <= ${args.now}
             AND (lease_until IS NULL OR lease_until <= now())
             ${args.excludedPartners.length === 0 ? sql`` : sql`AND partner_id NOT IN ${sql.in(args.excludedPartners)}`}
-          ORDER BY next_attempt_at, seq LIMIT ${Math.max(args.limit * 4, 64)}
+          ORDER BY next_attempt_at, seq LIMIT ${claimWindow(args.limit)}
         ), picked AS (
           SELECT event_id FROM (
-            SELECT event_id, next_attempt_at, seq,
+            SELECT event_id, partner_id, next_attempt_at, seq,
                    row_number() OVER (PARTITION BY partner_id ORDER BY next_attempt_at, seq) AS rank
             FROM candidates
           ) ranked
-          WHERE rank <= ${args.perPartnerMax} ORDER BY next_attempt_at, seq LIMIT ${args.limit}
+          WHERE rank <= ${args.perPartnerMax} - ${busyOf(args.busy)}
+          ORDER BY next_attempt_at, seq LIMIT ${args.limit}
         ), locked AS (
           SELECT event_id FROM webhook_deliveries
           WHERE event_id IN (SELECT event_id FROM picked)
@@ -141,7 +166,7 @@ export const make = Effect.gen(function*() {
         SET lease_until = now() + make_interval(secs => ${args.leaseSeconds}), lease_token = ${args.leaseToken}
         FROM locked, events e, webhook_configs c
         WHERE d.event_id = locked.event_id AND e.id = d.event_id AND c.partner_id = d.partner_id
-        RETURNING ${claimedColumns}`
+        RETURNING ${claimedColumns}, (SELECT count(*) FROM candidates)::integer AS scanned`
   })
   const recordAttempt = SqlSchema.findOne({
     Request: AttemptRecord,
@@ -156,6 +181,27 @@ export const make = Effect.gen(function*() {
         WHERE event_id = ${record.eventId} AND lease_token = ${record.leaseToken}
         RETURNING ${sql.unsafe(deliveryColumns)}`
   })
+  /**
+   * Many attempts in one statement, each only while its lease is still the claimer's; answers the event ids
+   * recorded (a missing one lost its lease to a replay or a re-claim, and its result is dropped).
+   */
+  const recordAttempts = (records: ReadonlyArray<AttemptRecord>) =>
+    sql<{ eventId: string }>`
+      UPDATE webhook_deliveries d
+      SET status = r.status, attempts = d.attempts + 1, last_attempt_at = r.attempted_at,
+          next_attempt_at = r.next_attempt_at, last_response_status = r.response_status,
+          last_error = r.error, delivered_at = r.delivered_at,
+          lease_until = NULL, lease_token = NULL
+      FROM (
+        -- The LIMIT tells the planner how many rows the batch holds (it assumes 100 for a function): a few index
+        -- look-ups by event id, not a scan of the whole table.
+        SELECT * FROM jsonb_to_recordset(${JSON.stringify(records.map(asRecordJson))}::jsonb) AS r(
+          event_id uuid, lease_token uuid, status text, attempted_at timestamptz, next_attempt_at timestamptz,
+          response_status integer, error text, delivered_at timestamptz)
+        LIMIT ${records.length}
+      ) r
+      WHERE d.event_id = r.event_id AND d.lease_token = r.lease_token
+      RETURNING d.event_id`.pipe(Effect.map((rows) => new Set(rows.map((row) => row.eventId))))
   const nextDueAt = SqlSchema.single({
     Request: Schema.Void,
     Result: Schema.Struct({ nextAt: Schema.NullOr(Schema.DateFromSelf) }),
@@ -241,6 +287,10 @@ export const make = Effect.gen(function*() {
       eventIds.length === 0 ? Effect.void : sql`
         UPDATE webhook_deliveries SET lease_until = NULL, lease_token = NULL
         WHERE event_id IN ${sql.in(eventIds)} AND lease_token = ${leaseToken}`.pipe(Effect.asVoid),
+
+    /** `recordAttempt` for many deliveries in one statement; answers the event ids whose result was recorded. */
+    recordAttempts: (records: ReadonlyArray<AttemptRecord>) =>
+      records.length === 0 ? Effect.succeed(new Set<string>()) : recordAttempts(records),
 
     /** Records an attempt, only while the lease is still this claimer's (a replay or a re-claim voids it). */
     recordAttempt: (record: AttemptRecord) => orDieOnRow(recordAttempt(record)),
