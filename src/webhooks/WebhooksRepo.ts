@@ -250,17 +250,6 @@ export const make = Effect.gen(function*() {
   })
 
   return {
-    /**
-     * Queues the delivery of a just-recorded event, in the outbox's transaction, when the partner has a URL;
-     * true when one was queued.
-     */
-    queueDelivery: (event: { readonly eventId: string; readonly partnerId: string; readonly type: string; readonly at: Date }) =>
-      sql`
-        INSERT INTO webhook_deliveries (event_id, partner_id, type, status, next_attempt_at, created_at)
-        SELECT ${event.eventId}, partner_id, ${event.type}, 'PENDING', ${event.at}, ${event.at}
-        FROM webhook_configs WHERE partner_id = ${event.partnerId}
-        RETURNING event_id`.pipe(Effect.map((rows) => rows.length > 0)),
-
     findConfig: (partnerId: string) => orDieOnRow(findConfig(partnerId)),
 
     upsertConfig: (row: ConfigRow) => orDieOnRow(upsertConfig(row)),
