@@ -1,5 +1,5 @@
 import { SqlClient, SqlError } from "@effect/sql"
-import { Cause, Context, Deferred, Duration, Effect, Exit, Layer, Option, Queue, RcMap } from "effect"
+import { Cause, Chunk, Context, Deferred, Duration, Effect, Exit, Layer, Option, Queue, RcMap, Ref } from "effect"
 import { AppConfig } from "../config/AppConfig.js"
 import * as CustomersRepo from "../customers/CustomersRepo.js"
 import type { CustomerRow } from "../customers/CustomersRepo.js"
@@ -11,14 +11,29 @@ import { CustomerBusy } from "./Errors.js"
 /**
  * The one path for every change of a customer. Partner requests, sandbox controls, KYC submissions and
  * decisions, rail outcomes and scheduled job handlers all call `run`; the customer row is locked here and nowhere
- * else (`lockCustomer`, through the customers repository's `lockOwned`), and ownership (the customer belongs to
- * the partner) is checked here once.
+ * else (`lockOwned` of the customers repository), and ownership (the customer belongs to the partner) is checked
+ * here once per command.
  *
  * Called from outside a transaction (a request), a command goes to the customer's actor: a fiber with a bounded
- * mailbox that runs one command at a time, each in one database transaction that first locks the customer row
- * (`FOR UPDATE`, so a second process is serialised too), then runs the command (idempotency, resource, journal,
- * outbox event) and commits; the reply goes back after the commit. A full mailbox answers 503 CUSTOMER_BUSY
- * instead of growing; an idle actor stops; at most `actorsMax` actors live at once (an `RcMap` with a capacity).
+ * mailbox. The actor takes the command at the head of its mailbox together with the commands already queued
+ * behind it (at most `groupCommitMax`) and runs them as one batch (group commit):
+ *
+ * - one database transaction whose first statement locks the customer row (`FOR UPDATE`, so a second process is
+ *   serialised too); the row is locked once per batch (a batch of one command is simply lock, command, commit:
+ *   no savepoint);
+ * - each command, in mailbox order, in its own savepoint (a nested `transaction`): a command that fails (typed
+ *   error or defect) rolls back its savepoint only — its rows and its events are gone, its neighbours go on;
+ * - each command gets the customer row as it is at that point of the batch: after a command that succeeded the
+ *   row is read again (not locked again) before the next command, since a command may change it (`verified_at`
+ *   on a first approved Tier 1); after a failed command the savepoint rollback restored it, no read needed;
+ * - one commit; the events of the commands that succeeded are published (in order) after it, then every command
+ *   gets its own outcome, exactly as if it had run alone. If anything outside the savepoints fails (the lock, the
+ *   commit) nothing of the batch is stored and every command of the batch gets that failure as a defect (500;
+ *   a retry with the same reference is safe: idempotency).
+ *
+ * A full mailbox answers 503 CUSTOMER_BUSY instead of growing; an idle actor stops; at most `actorsMax` actors live
+ * at once (an `RcMap` with a capacity). A requester that goes away does not stop its command: the batch runs to
+ * its end regardless.
  *
  * Called from inside a transaction (a job handler: its claim, the state change and "job done" commit together),
  * the command joins that transaction as a savepoint after the same lock, so a command that fails rolls back only
@@ -28,17 +43,43 @@ export type Command<A, E> = (customer: CustomerRow) => Effect.Effect<A, E>
 
 export type RunError = CustomerForbidden | CustomerBusy
 
+/**
+ * Most commands one batch (one transaction, one commit) carries. Each command is a savepoint, i.e. a PostgreSQL
+ * subtransaction; a backend caches at most 64 subtransaction ids per transaction (PGPROC_MAX_CACHED_SUBXIDS) and
+ * beyond that every other session's snapshots get slower. 32 leaves room for the savepoints commands open inside
+ * themselves, and already spreads one commit (fsync) over up to 32 commands.
+ */
+export const groupCommitMax = 32
+
+/** Counters for tests and metrics: how many batches (transactions) ran and how many commands they carried. */
+export interface ActorStats {
+  readonly batches: number
+  readonly commands: number
+  readonly largestBatch: number
+}
+
+/** One queued command, its types erased: the reply carries the command's own outcome back to its caller. */
+interface Job {
+  readonly partnerId: string
+  readonly command: Command<unknown, unknown>
+  readonly reply: Deferred.Deferred<unknown, unknown>
+}
+
 interface Actor {
-  readonly mailbox: Queue.Queue<Effect.Effect<void>>
+  readonly mailbox: Queue.Queue<Job>
 }
 
 export class CustomerActors extends Context.Tag("CustomerActors")<CustomerActors, {
   readonly run: <A, E>(partnerId: string, customerId: string, command: Command<A, E>) => Effect.Effect<A, E | RunError>
   /** Number of live actors (for tests and metrics). */
   readonly size: Effect.Effect<number>
+  /** Batches and commands run by actors since start (for tests and metrics). */
+  readonly stats: Effect.Effect<ActorStats>
 }>() {}
 
 const busy = (message: string) => new CustomerBusy({ message })
+
+const isSqlError = (error: unknown): error is SqlError.SqlError => error instanceof SqlError.SqlError
 
 export const layer = Layer.scoped(
   CustomerActors,
@@ -47,6 +88,7 @@ export const layer = Layer.scoped(
     const bus = yield* EventBus
     const config = yield* AppConfig
     const customers = yield* CustomersRepo.make
+    const stats = yield* Ref.make<ActorStats>({ batches: 0, commands: 0, largestBatch: 0 })
 
     /** The customer row lock: the one caller of `lockOwned`, the only `FOR UPDATE` on customers. */
     const lockCustomer = (partnerId: string, customerId: string) =>
@@ -60,17 +102,118 @@ export const layer = Layer.scoped(
     /** One command in one transaction (or savepoint): lock, run, commit. SQL failures are defects. */
     const execute = <A, E>(partnerId: string, customerId: string, command: Command<A, E>) =>
       transaction(Effect.flatMap(lockCustomer(partnerId, customerId), command)).pipe(
-        Effect.catchIf((error): error is SqlError.SqlError => error instanceof SqlError.SqlError, Effect.die),
+        Effect.catchIf(isSqlError, Effect.die),
         Effect.provideService(SqlClient.SqlClient, sql),
         Effect.provideService(EventBus, bus)
       ) as Effect.Effect<A, E | CustomerForbidden>
 
+    const forbidden = (): Exit.Exit<never, CustomerForbidden> => Exit.fail(CustomerForbidden.standard())
+
+    /**
+     * The body of a batch's transaction: lock once, then every command in its savepoint, in mailbox order. Returns
+     * each command's outcome; fails (or dies) only for what happens outside the savepoints.
+     *
+     * Ownership is per command (the mailbox is per customer id, a command names its partner): the lock is taken
+     * with the first command's partner; while no command's partner owns the customer nothing is locked and each
+     * such command is refused. Once locked, a command of another partner is refused without touching the database
+     * (partner ids are compared in canonical form, as the uuid column compares them). Only well-formed ids reach
+     * SQL, so a malformed id can never abort the batch's transaction.
+     */
+    const batchBody = (customerId: string, jobs: ReadonlyArray<Job>) =>
+      Effect.gen(function*() {
+        const outcomes: Array<Exit.Exit<unknown, unknown>> = []
+        let row: CustomerRow | undefined = undefined
+        let stale = false
+        for (const job of jobs) {
+          if (!isUuid(customerId) || !isUuid(job.partnerId)) {
+            outcomes.push(forbidden())
+            continue
+          }
+          const partnerId = job.partnerId.toLowerCase()
+          if (row === undefined) {
+            const locked = yield* customers.lockOwned(partnerId, customerId)
+            if (Option.isNone(locked)) {
+              outcomes.push(forbidden())
+              continue
+            }
+            row = locked.value
+          } else if (row.partnerId.toLowerCase() !== partnerId) {
+            outcomes.push(forbidden())
+            continue
+          } else if (stale) {
+            // An earlier command of this batch committed its savepoint and may have changed the row.
+            const fresh: Option.Option<CustomerRow> = yield* customers.findOwned(partnerId, customerId)
+            if (Option.isNone(fresh)) return yield* Effect.dieMessage(`customer ${customerId} vanished while locked`)
+            row = fresh.value
+          }
+          stale = false
+          const current: CustomerRow = row
+          // Suspended: a command that throws while building its effect is that command's defect only.
+          // SQL failures of a command are defects, as when it runs alone; its savepoint is rolled back either way.
+          const outcome = yield* Effect.exit(
+            transaction(Effect.suspend(() => job.command(current))).pipe(Effect.catchIf(isSqlError, Effect.die))
+          )
+          if (Exit.isSuccess(outcome)) stale = true
+          outcomes.push(outcome)
+        }
+        return outcomes
+      })
+
+    /**
+     * A batch of one command: no savepoint (one round trip less), since its failure rolls back nothing but its own
+     * writes anyway — lock, command, commit, exactly a command alone. Same ownership checks as a batch.
+     */
+    const runAlone = (customerId: string, job: Job) =>
+      transaction(Effect.gen(function*() {
+        if (!isUuid(customerId) || !isUuid(job.partnerId)) return yield* CustomerForbidden.standard()
+        const locked = yield* customers.lockOwned(job.partnerId.toLowerCase(), customerId)
+        if (Option.isNone(locked)) return yield* CustomerForbidden.standard()
+        return yield* Effect.suspend(() => job.command(locked.value))
+      })).pipe(
+        Effect.catchIf(isSqlError, Effect.die),
+        Effect.provideService(SqlClient.SqlClient, sql),
+        Effect.provideService(EventBus, bus)
+      )
+
+    /** Runs one batch and replies to each of its commands, only after the commit (or the batch's failure). */
+    const runBatch = (customerId: string, jobs: ReadonlyArray<Job>) =>
+      Effect.gen(function*() {
+        yield* Ref.update(stats, (s) => ({
+          batches: s.batches + 1,
+          commands: s.commands + jobs.length,
+          largestBatch: Math.max(s.largestBatch, jobs.length)
+        }))
+        if (jobs.length === 1) return yield* Deferred.done(jobs[0]!.reply, yield* Effect.exit(runAlone(customerId, jobs[0]!)))
+        const result = yield* Effect.exit(transaction(batchBody(customerId, jobs)).pipe(
+          Effect.provideService(SqlClient.SqlClient, sql),
+          Effect.provideService(EventBus, bus)
+        ))
+        if (Exit.isSuccess(result)) {
+          for (let i = 0; i < jobs.length; i++) yield* Deferred.done(jobs[i]!.reply, result.value[i]!)
+          return
+        }
+        // Nothing of the batch was committed: every command gets the batch's failure, as a defect.
+        const cause: Cause.Cause<never> = Cause.isFailType(result.cause)
+          ? Cause.die(result.cause.error)
+          : Cause.isInterruptedOnly(result.cause)
+          ? result.cause as Cause.Cause<never>
+          : Cause.die(Cause.squash(result.cause))
+        for (const job of jobs) yield* Deferred.failCause(job.reply, cause)
+      }).pipe(
+        // Interrupted (the actor stops with the application): nobody is left waiting for an answer.
+        Effect.onInterrupt(() => Effect.forEach(jobs, (job) => Deferred.interrupt(job.reply), { discard: true }))
+      )
+
     const actors = yield* RcMap.make({
-      lookup: (_customerId: string) =>
+      lookup: (customerId: string) =>
         Effect.gen(function*() {
-          const mailbox = yield* Queue.bounded<Effect.Effect<void>>(config.actorMailboxCapacity)
+          const mailbox = yield* Queue.bounded<Job>(config.actorMailboxCapacity)
           yield* Effect.addFinalizer(() => Queue.shutdown(mailbox))
-          yield* Effect.forkScoped(Effect.forever(Effect.flatten(Queue.take(mailbox))))
+          // The head of the mailbox and whatever is queued behind it, up to the batch bound.
+          yield* Effect.forkScoped(Effect.forever(Effect.flatMap(
+            Queue.takeBetween(mailbox, 1, groupCommitMax),
+            (jobs) => runBatch(customerId, Chunk.toReadonlyArray(jobs))
+          )))
           return { mailbox } satisfies Actor
         }),
       idleTimeToLive: Duration.millis(config.actorIdleMs),
@@ -84,11 +227,12 @@ export const layer = Layer.scoped(
             Effect.fail(busy("Too many customers have operations in flight; retry shortly with the same reference")))
         )
         const reply = yield* Deferred.make<A, E | CustomerForbidden>()
-        const work = Effect.exit(execute(partnerId, customerId, command)).pipe(
-          Effect.flatMap((exit: Exit.Exit<A, E | CustomerForbidden>) => Deferred.done(reply, exit)),
-          Effect.asVoid
-        )
-        if (!actor.mailbox.unsafeOffer(work)) {
+        const job: Job = {
+          partnerId,
+          command: command as Command<unknown, unknown>,
+          reply: reply as Deferred.Deferred<unknown, unknown>
+        }
+        if (!actor.mailbox.unsafeOffer(job)) {
           return yield* busy("Too many operations are queued for this customer; retry shortly with the same reference")
         }
         // The reference held until the reply keeps the actor alive while its mailbox has work.
@@ -99,6 +243,10 @@ export const layer = Layer.scoped(
       Effect.flatMap(isInTransaction, (inside) =>
         inside ? execute(partnerId, customerId, command) : enqueue(partnerId, customerId, command))
 
-    return CustomerActors.of({ run, size: Effect.map(RcMap.keys(actors), (keys) => keys.length) })
+    return CustomerActors.of({
+      run,
+      size: Effect.map(RcMap.keys(actors), (keys) => keys.length),
+      stats: Ref.get(stats)
+    })
   })
 )
