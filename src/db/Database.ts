@@ -3,7 +3,7 @@ import { createPgConfig } from "@electric-sql/pglite/node-postgres"
 import { NodeContext } from "@effect/platform-node"
 import { SqlClient, SqlError } from "@effect/sql"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
-import { Effect, Layer, Option, String as Str } from "effect"
+import { Effect, Layer, Option, Redacted, String as Str } from "effect"
 import * as NodeFs from "node:fs"
 import Pg from "pg"
 import { AppConfig } from "../config/AppConfig.js"
@@ -119,11 +119,83 @@ export const migratedPgliteTemplate = async (): Promise<Blob> => {
   }
 }
 
+/**
+ * Most distinct statement texts prepared by name (per process; each connection prepares a text on first use). The
+ * service's statements are a few hundred fixed texts; texts beyond the bound (a multi-row insert of an unusual
+ * size, say) run unnamed, as every statement did before.
+ */
+export const preparedStatementsMax = 400
+
+const statementNames = new Map<string, string>()
+/** Texts never prepared again: their prepared plan was refused (the table changed under a running process). */
+const unpreparable = new Set<string>()
+
+const nameOf = (text: string): string | undefined => {
+  if (unpreparable.has(text)) return undefined
+  const known = statementNames.get(text)
+  if (known !== undefined) return known
+  if (statementNames.size >= preparedStatementsMax) return undefined
+  const name = `pmm_${statementNames.size.toString(36)}`
+  statementNames.set(text, name)
+  return name
+}
+
+/**
+ * A node-postgres client that prepares the statements it runs with parameters by name, once per connection:
+ * PostgreSQL then parses and plans each text once per connection instead of on every execution (what pgbench's
+ * `-M prepared` does). Multi-statement texts and statements without parameters run as they are.
+ *
+ * A migration applied while this process runs may change a prepared `SELECT *`'s result type: PostgreSQL refuses the
+ * cached plan (SQLSTATE 0A000). That statement is then answered by running its text unnamed, and its text is never
+ * prepared again in this process.
+ */
+class PreparingClient extends Pg.Client {
+  override query(...args: Array<any>): any {
+    const [config, values, callback] = args
+    if (typeof config === "string" && Array.isArray(values) && values.length > 0 && typeof callback === "function") {
+      const name = nameOf(config)
+      if (name !== undefined) {
+        return super.query({ name, text: config, values }, (error: any, result: any) => {
+          if (error?.code === "0A000") {
+            unpreparable.add(config)
+            return super.query(config, values, callback)
+          }
+          return callback(error, result)
+        })
+      }
+    }
+    return (super.query as (...a: Array<any>) => any)(...args)
+  }
+}
+
+/** PostgreSQL through a pool of `PreparingClient`s. */
+export const postgresLayer = (url: Redacted.Redacted<string>, maxConnections: number) =>
+  PgClient.layerFromPool({
+    ...naming,
+    acquire: Effect.acquireRelease(
+      Effect.tryPromise({
+        try: async () => {
+          const pool = new Pg.Pool({
+            connectionString: Redacted.value(url),
+            max: maxConnections,
+            application_name: "@effect/sql-pg",
+            Client: PreparingClient as unknown as typeof Pg.Client
+          })
+          pool.on("error", () => {})
+          await pool.query("SELECT 1")
+          return pool
+        },
+        catch: (cause) => new SqlError.SqlError({ cause, message: "PgClient: Failed to connect" })
+      }),
+      (pool) => Effect.promise(() => pool.end())
+    )
+  })
+
 /** The database the configuration asks for: PostgreSQL with DATABASE_URL, else PGlite in DATA_DIR. */
 export const layerFromConfig: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, SqlError.SqlError, AppConfig> = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) =>
     Option.match(config.databaseUrl, {
-      onSome: (url) => PgClient.layer({ ...naming, url, maxConnections: config.databasePoolSize ?? 10 }),
+      onSome: (url) => postgresLayer(url, config.databasePoolSize ?? 10),
       onNone: () =>
         pgliteLayer({
           ...(config.dataDir === ":memory:" ? {} : { dataDir: `${config.dataDir}/pgdata` }),

@@ -7,11 +7,9 @@ import Pg from "pg"
 import { inject } from "vitest"
 import { baseUrlOf, makeServicesLayer, ServerLayer, type DatabaseLayer } from "../../src/App.js"
 import { AppConfig, type AppConfigShape } from "../../src/config/AppConfig.js"
-import { pgliteLayer } from "../../src/db/Database.js"
+import { pgliteLayer, postgresLayer } from "../../src/db/Database.js"
 import * as Ids from "../../src/ids/Ids.js"
 import * as ServiceClock from "../../src/clock/ServiceClock.js"
-import { PgClient } from "@effect/sql-pg"
-import { String as Str } from "effect"
 import { fetchOpenApiDocument, makeConformance } from "./OpenApiConformance.js"
 
 /** Which database the suite runs on: PostgreSQL when TEST_DATABASE_URL is set, else PGlite. */
@@ -34,12 +32,8 @@ export const testDatabaseLayer = async (): Promise<{ layer: DatabaseLayer; url?:
     url.pathname = `/${name}`
     return {
       url: url.toString(),
-      layer: PgClient.layer({
-        transformResultNames: Str.snakeToCamel,
-        transformQueryNames: Str.camelToSnake,
-        url: Redacted.make(url.toString()),
-        maxConnections: 8
-      })
+      // The service's own PostgreSQL layer (prepared statements included), as `npm start` builds it.
+      layer: postgresLayer(Redacted.make(url.toString()), 8)
     }
   }
   const tarball = NodeFs.readFileSync(inject("pgliteTemplate"))
