@@ -11,7 +11,8 @@
  */
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import { fileURLToPath } from "node:url"
+import * as NodeModule from "node:module"
+import { fileURLToPath, pathToFileURL } from "node:url"
 
 interface CallFrame { readonly functionName: string; readonly url: string; readonly lineNumber: number; readonly columnNumber: number }
 interface ProfileNode { readonly id: number; readonly callFrame: CallFrame; readonly children?: Array<number> }
@@ -71,6 +72,31 @@ const pathOf = (url: string) => {
 }
 
 const nativeIo = /^(writev|writeBuffer|write(Utf8|Latin1|Ascii|Ucs2)String|readStart|readStop|shutdown|onStreamRead|connect|close)$/
+
+/**
+ * A frame of a bundle (`npm start` runs dist/main.js, esbuild's bundle of src/ and most packages) mapped back to its
+ * source through the bundle's source map (`main.js.map` beside it), so categories and locations name the package or
+ * src/ file as they do for an unbundled run. Frames without a map are returned as they are.
+ */
+const sourceMaps = new Map<string, NodeModule.SourceMap | undefined>()
+const original = (frame: CallFrame): CallFrame => {
+  if (!frame.url.startsWith("file://") && !frame.url.startsWith("/")) return frame
+  const file = pathOf(frame.url)
+  let map = sourceMaps.get(file)
+  if (!sourceMaps.has(file)) {
+    try {
+      map = NodeFs.existsSync(`${file}.map`) ? new NodeModule.SourceMap(JSON.parse(NodeFs.readFileSync(`${file}.map`, "utf8"))) : undefined
+    } catch {
+      map = undefined
+    }
+    sourceMaps.set(file, map)
+  }
+  if (map === undefined) return frame
+  const entry = map.findEntry(frame.lineNumber, frame.columnNumber) as { originalSource?: string; originalLine?: number; originalColumn?: number }
+  if (entry.originalSource === undefined) return frame
+  const source = entry.originalSource.startsWith("file://") ? fileURLToPath(entry.originalSource) : NodePath.resolve(NodePath.dirname(file), entry.originalSource)
+  return { ...frame, url: pathToFileURL(source).href, lineNumber: entry.originalLine ?? frame.lineNumber, columnNumber: entry.originalColumn ?? frame.columnNumber }
+}
 
 export const categorize = (frame: CallFrame): Category => {
   const name = frame.functionName
@@ -151,12 +177,13 @@ export const summarize = (profile: CpuProfile, options: { file?: string; top?: n
   const internals = new Map<string, number>()
   const functions = new Map<string, { name: string; location: string; category: Category; us: number }>()
   for (const [id, us] of selfUs) {
-    const frame = byId.get(id)?.callFrame
+    let frame = byId.get(id)?.callFrame
     if (frame === undefined) continue
     if (frame.functionName === "(idle)") {
       idleUs += us
       continue
     }
+    frame = original(frame)
     const category = categorize(frame)
     byCategory.set(category, byCategory.get(category)! + us)
     if (category === "node internals") {
