@@ -43,12 +43,11 @@ import autocannon from "autocannon"
 import { execFileSync, spawn, type ChildProcess } from "node:child_process"
 import * as NodeCrypto from "node:crypto"
 import * as NodeFs from "node:fs"
-import * as NodeNet from "node:net"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
-import Pg from "pg"
 import { formatSummary, type ProfileSummary, readProfile, summarize } from "./profileSummary.js"
+import { alive, allStats, asPostgres, cleanup, clockTicks, clusterCpu, elapsed, freePort, isRoot, log, machineCpu, onCleanup, type ProcStat, processCpu, processTree, readStat, runProcess, selfCpu, shellQuote, sleep, withClient } from "./BenchProcess.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // Settings
@@ -127,129 +126,7 @@ const repoCommit = (() => {
     return "?"
   }
 })()
-const clockTicks = (() => {
-  try {
-    return Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100
-  } catch {
-    return 100
-  }
-})()
 const runTag = NodeCrypto.randomBytes(4).toString("hex")
-
-const log = (line: string) => console.log(line)
-const elapsed = (since: number) => (performance.now() - since) / 1000
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-// ---------------------------------------------------------------------------------------------------------------
-// Cleanup: synchronous steps run once, in reverse, on normal exit, failure, SIGINT/SIGTERM/SIGHUP.
-
-const cleanups: Array<{ name: string; run: () => void }> = []
-let cleanedUp = false
-const onCleanup = (name: string, run: () => void) => {
-  const entry = { name, run }
-  cleanups.push(entry)
-  return () => {
-    const index = cleanups.indexOf(entry)
-    if (index >= 0) cleanups.splice(index, 1)
-  }
-}
-const cleanup = () => {
-  if (cleanedUp) return
-  cleanedUp = true
-  for (const entry of cleanups.reverse()) {
-    try {
-      entry.run()
-    } catch (error) {
-      console.error(`cleanup "${entry.name}" failed: ${String(error)}`)
-    }
-  }
-}
-process.on("exit", cleanup)
-for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
-  process.on(signal, () => {
-    console.error(`\n${signal}: stopping the service and the PostgreSQL cluster`)
-    cleanup()
-    process.exit(130)
-  })
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// /proc: CPU and memory of processes
-
-interface ProcStat { readonly pid: number; readonly ppid: number; readonly comm: string; readonly ticks: number; readonly childTicks: number }
-
-const readStat = (pid: number | "self"): ProcStat | undefined => {
-  try {
-    const text = NodeFs.readFileSync(`/proc/${pid}/stat`, "utf8")
-    const close = text.lastIndexOf(")")
-    const fields = text.slice(close + 2).split(" ")
-    return {
-      pid: Number(text.slice(0, text.indexOf(" "))),
-      comm: text.slice(text.indexOf("(") + 1, close),
-      ppid: Number(fields[1]),
-      ticks: Number(fields[11]) + Number(fields[12]), // utime + stime
-      childTicks: Number(fields[13]) + Number(fields[14]) // cutime + cstime: children waited for
-    }
-  } catch {
-    return undefined
-  }
-}
-
-const allStats = (): Array<ProcStat> =>
-  NodeFs.readdirSync("/proc").filter((name) => /^\d+$/.test(name)).flatMap((name) => readStat(Number(name)) ?? [])
-
-/** The process and every descendant, with its depth below `root`. */
-const processTree = (root: number): Array<ProcStat & { depth: number }> => {
-  const stats = allStats()
-  const byParent = new Map<number, Array<ProcStat>>()
-  for (const stat of stats) byParent.set(stat.ppid, [...(byParent.get(stat.ppid) ?? []), stat])
-  const rootStat = stats.find((stat) => stat.pid === root)
-  if (rootStat === undefined) return []
-  const out: Array<ProcStat & { depth: number }> = []
-  const walk = (stat: ProcStat, depth: number) => {
-    out.push({ ...stat, depth })
-    for (const child of byParent.get(stat.pid) ?? []) walk(child, depth + 1)
-  }
-  walk(rootStat, 0)
-  return out
-}
-
-/** Whether a process exists and is not a zombie. */
-const alive = (pid: number) => {
-  try {
-    const text = NodeFs.readFileSync(`/proc/${pid}/stat`, "utf8")
-    return text.slice(text.lastIndexOf(")") + 2, text.lastIndexOf(")") + 3) !== "Z"
-  } catch {
-    return false
-  }
-}
-
-/** CPU seconds of one process (all its threads). */
-const processCpu = (pid: number) => (readStat(pid)?.ticks ?? NaN) / clockTicks
-
-/**
- * CPU seconds of a PostgreSQL cluster: every live process of the postmaster's tree plus what its exited children
- * (backends of closed connections, autovacuum workers) used, which the postmaster collects when it reaps them.
- */
-const clusterCpu = (postmasterPid: number | undefined) => {
-  if (postmasterPid === undefined) return NaN
-  const tree = processTree(postmasterPid)
-  if (tree.length === 0) return NaN
-  return (tree.reduce((sum, stat) => sum + stat.ticks, 0) + tree[0]!.childTicks) / clockTicks
-}
-
-/** CPU seconds of this process and, separately, of its children that have exited (pgbench runs). */
-const selfCpu = () => {
-  const usage = process.cpuUsage()
-  return { own: (usage.user + usage.system) / 1e6, children: (readStat("self")?.childTicks ?? NaN) / clockTicks }
-}
-
-/** CPU seconds of the whole machine from /proc/stat: busy (every process, this run's or not) and interrupt work. */
-const machineCpu = () => {
-  const fields = NodeFs.readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number)
-  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = fields
-  return { busy: (user + nice + system + irq + softirq + steal) / clockTicks, irq: (irq + softirq) / clockTicks }
-}
 
 const describeProcess = (stat: ProcStat) => {
   let script = ""
@@ -305,34 +182,11 @@ const memoryMb = (pid: number) => {
 // ---------------------------------------------------------------------------------------------------------------
 // Child processes
 
-interface Ran { readonly code: number | null; readonly stdout: string; readonly stderr: string }
-
-const runProcess = (command: string, args: Array<string>, env: NodeJS.ProcessEnv = process.env) =>
-  new Promise<Ran>((resolve, reject) => {
-    const child = spawn(command, args, { env, cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()))
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
-    child.on("error", reject)
-    child.on("close", (code) => resolve({ code, stdout, stderr }))
-  })
-
 const mustRun = async (command: string, args: Array<string>, env?: NodeJS.ProcessEnv) => {
-  const ran = await runProcess(command, args, env)
+  const ran = await runProcess(command, args, env, repoRoot)
   if (ran.code !== 0) throw new Error(`${command} ${args.join(" ")} exited ${ran.code}:\n${ran.stdout}${ran.stderr}`)
   return ran
 }
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = NodeNet.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const port = (server.address() as NodeNet.AddressInfo).port
-      server.close(() => resolve(port))
-    })
-  })
 
 // ---------------------------------------------------------------------------------------------------------------
 // PostgreSQL: a throwaway cluster with default durability, or BENCH_DATABASE_URL
@@ -347,13 +201,6 @@ interface Cluster {
   /** pg_stat_statements is loaded and queryable from adminUrl. */
   readonly statements: boolean
 }
-
-const isRoot = process.getuid?.() === 0
-const shellQuote = (value: string) => `'${value.replace(/'/g, "'\\''")}'`
-const asPostgres = (command: string) =>
-  isRoot
-    ? execFileSync("su", ["postgres", "-s", "/bin/bash", "-c", command], { stdio: "pipe" })
-    : execFileSync("bash", ["-c", command], { stdio: "pipe" })
 
 const startCluster = async (): Promise<{ adminUrl: string; postmasterPid: number; description: string }> => {
   if (!NodeFs.existsSync(`${pgBin}/initdb`)) {
@@ -393,16 +240,6 @@ const startCluster = async (): Promise<{ adminUrl: string; postmasterPid: number
     adminUrl: `postgresql://postgres@127.0.0.1:${port}/postgres`,
     postmasterPid,
     description: `throwaway PostgreSQL cluster ${dir} on 127.0.0.1:${port} (postmaster ${postmasterPid})`
-  }
-}
-
-const withClient = async <A>(url: string, f: (client: Pg.Client) => Promise<A>): Promise<A> => {
-  const client = new Pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    return await f(client)
-  } finally {
-    await client.end()
   }
 }
 

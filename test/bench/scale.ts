@@ -34,11 +34,10 @@
 import autocannon from "autocannon"
 import { execFileSync, spawn, type ChildProcess } from "node:child_process"
 import * as NodeFs from "node:fs"
-import * as NodeNet from "node:net"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
-import Pg from "pg"
+import { asPostgres, cleanup, clusterCpu, machineCpu, elapsed, freePort, isRoot, log, onCleanup, processCpu, processTree, runProcess, shellQuote, sleep, withClient } from "./BenchProcess.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // Settings
@@ -68,139 +67,13 @@ const repoRoot = NodePath.resolve(fileURLToPath(new URL("../..", import.meta.url
 const tsxBin = NodePath.join(repoRoot, "node_modules/.bin/tsx")
 const outputFile = NodePath.join(repoRoot, ".tmp/bench-scale.json")
 const plansFile = NodePath.join(repoRoot, ".tmp/bench-scale-plans.txt")
-const clockTicks = (() => {
-  try {
-    return Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100
-  } catch {
-    return 100
-  }
-})()
-
-const log = (line: string) => console.log(line)
-const elapsed = (since: number) => (performance.now() - since) / 1000
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const fmt = (value: number, digits: number) => (Number.isFinite(value) ? value.toFixed(digits) : "n/a")
 
-// ---------------------------------------------------------------------------------------------------------------
-// Cleanup: synchronous steps run once, in reverse, on normal exit, failure, SIGINT/SIGTERM/SIGHUP.
-
-const cleanups: Array<{ name: string; run: () => void }> = []
-let cleanedUp = false
-const onCleanup = (name: string, run: () => void) => {
-  const entry = { name, run }
-  cleanups.push(entry)
-  return () => {
-    const index = cleanups.indexOf(entry)
-    if (index >= 0) cleanups.splice(index, 1)
-  }
-}
-const cleanup = () => {
-  if (cleanedUp) return
-  cleanedUp = true
-  for (const entry of cleanups.reverse()) {
-    try {
-      entry.run()
-    } catch (error) {
-      console.error(`cleanup "${entry.name}" failed: ${String(error)}`)
-    }
-  }
-}
-process.on("exit", cleanup)
-for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
-  process.on(signal, () => {
-    console.error(`\n${signal}: stopping the service and the PostgreSQL cluster`)
-    cleanup()
-    process.exit(130)
-  })
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// /proc: CPU of processes
-
-interface ProcStat { readonly pid: number; readonly ppid: number; readonly comm: string; readonly ticks: number; readonly childTicks: number }
-
-const readStat = (pid: number): ProcStat | undefined => {
-  try {
-    const text = NodeFs.readFileSync(`/proc/${pid}/stat`, "utf8")
-    const close = text.lastIndexOf(")")
-    const fields = text.slice(close + 2).split(" ")
-    return {
-      pid: Number(text.slice(0, text.indexOf(" "))),
-      comm: text.slice(text.indexOf("(") + 1, close),
-      ppid: Number(fields[1]),
-      ticks: Number(fields[11]) + Number(fields[12]),
-      childTicks: Number(fields[13]) + Number(fields[14])
-    }
-  } catch {
-    return undefined
-  }
-}
-
-const processTree = (root: number): Array<ProcStat & { depth: number }> => {
-  const stats = NodeFs.readdirSync("/proc").filter((name) => /^\d+$/.test(name)).flatMap((name) => readStat(Number(name)) ?? [])
-  const byParent = new Map<number, Array<ProcStat>>()
-  for (const stat of stats) byParent.set(stat.ppid, [...(byParent.get(stat.ppid) ?? []), stat])
-  const rootStat = stats.find((stat) => stat.pid === root)
-  if (rootStat === undefined) return []
-  const out: Array<ProcStat & { depth: number }> = []
-  const walk = (stat: ProcStat, depth: number) => {
-    out.push({ ...stat, depth })
-    for (const child of byParent.get(stat.pid) ?? []) walk(child, depth + 1)
-  }
-  walk(rootStat, 0)
-  return out
-}
-
-const processCpu = (pid: number) => (readStat(pid)?.ticks ?? NaN) / clockTicks
-
-/** CPU seconds of the cluster: live processes of the postmaster's tree plus its reaped children. */
-const clusterCpu = (postmasterPid: number) => {
-  const tree = processTree(postmasterPid)
-  if (tree.length === 0) return NaN
-  return (tree.reduce((sum, stat) => sum + stat.ticks, 0) + tree[0]!.childTicks) / clockTicks
-}
-
-const machineBusy = () => {
-  const fields = NodeFs.readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number)
-  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = fields
-  return (user + nice + system + irq + softirq + steal) / clockTicks
-}
+// Cleanup, /proc readings and child processes: ./BenchProcess.ts (shared with bench:http).
+const machineBusy = () => machineCpu().busy
 
 // ---------------------------------------------------------------------------------------------------------------
 // Child processes
-
-interface Ran { readonly code: number | null; readonly stdout: string; readonly stderr: string }
-
-const runProcess = (command: string, args: Array<string>, env: NodeJS.ProcessEnv = process.env) =>
-  new Promise<Ran>((resolve, reject) => {
-    const child = spawn(command, args, { env, cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()))
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
-    child.on("error", reject)
-    child.on("close", (code) => resolve({ code, stdout, stderr }))
-  })
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = NodeNet.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const port = (server.address() as NodeNet.AddressInfo).port
-      server.close(() => resolve(port))
-    })
-  })
-
-// ---------------------------------------------------------------------------------------------------------------
-// PostgreSQL: a throwaway cluster
-
-const isRoot = process.getuid?.() === 0
-const shellQuote = (value: string) => `'${value.replace(/'/g, "'\\''")}'`
-const asPostgres = (command: string) =>
-  isRoot
-    ? execFileSync("su", ["postgres", "-s", "/bin/bash", "-c", command], { stdio: "pipe" })
-    : execFileSync("bash", ["-c", command], { stdio: "pipe" })
 
 const startCluster = async () => {
   if (!NodeFs.existsSync(`${pgBin}/initdb`)) throw new Error(`no PostgreSQL at ${pgBin} (set PG_BIN)`)
@@ -230,19 +103,6 @@ const startCluster = async () => {
   const postmasterPid = Number(NodeFs.readFileSync(`${data}/postmaster.pid`, "utf8").split("\n")[0])
   return { url: `postgresql://postgres@127.0.0.1:${port}/pmm_bench_scale`, adminUrl: `postgresql://postgres@127.0.0.1:${port}/postgres`, postmasterPid, dir }
 }
-
-const withClient = async <A>(url: string, f: (client: Pg.Client) => Promise<A>): Promise<A> => {
-  const client = new Pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    return await f(client)
-  } finally {
-    await client.end()
-  }
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// The service as a separate process
 
 interface Service {
   readonly origin: string
