@@ -101,7 +101,7 @@ export const layer = Layer.scoped(
         yield* afterCommit(Effect.sync(() => dropScope(topic, scope)))
       })
 
-    if (shared && Option.isSome(config.databaseUrl)) {
+    if (Option.isSome(config.databaseUrl)) {
       const url = Redacted.value(config.databaseUrl.value)
       /** One listening session: resolves when it ends (error or close), after the caches were switched off. */
       const listenOnce = Effect.async<void, Error>((resume) => {

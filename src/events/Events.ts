@@ -38,50 +38,46 @@ const busCapacity = 4096
 export const EventBusLayer = Layer.scoped(EventBus, PubSub.sliding<StoredEvent>(busCapacity))
 
 /**
- * Events written inside `transaction` are published after the commit, never before; events of a rolled-back
- * transaction are never published.
+ * What a transaction keeps until its commit: the events written inside it (published after the commit, never
+ * before; never for a rolled-back transaction) and the work to run after it (cache invalidation). A savepoint keeps
+ * its own and hands them to the enclosing transaction only if it succeeds.
  */
-class PendingEvents extends Context.Tag("PendingEvents")<PendingEvents, Ref.Ref<Array<StoredEvent>>>() {}
+interface Pending {
+  readonly events: Ref.Ref<Array<StoredEvent>>
+  readonly afterCommit: Ref.Ref<Array<Effect.Effect<void>>>
+}
+class PendingWork extends Context.Tag("PendingWork")<PendingWork, Pending>() {}
 
 /** True inside `transaction(...)`: a command called there joins the caller's transaction. */
-export const isInTransaction: Effect.Effect<boolean> = Effect.map(Effect.serviceOption(PendingEvents), Option.isSome)
-
-/** Work to run after the outermost commit (cache invalidation): dropped with a rolled-back savepoint or transaction. */
-class AfterCommit extends Context.Tag("AfterCommit")<AfterCommit, Ref.Ref<Array<Effect.Effect<void>>>>() {}
+export const isInTransaction: Effect.Effect<boolean> = Effect.map(Effect.serviceOption(PendingWork), Option.isSome)
 
 /** Runs `effect` after the current transaction commits (now, outside one); never when it rolls back. */
 export const afterCommit = (effect: Effect.Effect<void>): Effect.Effect<void> =>
-  Effect.flatMap(Effect.serviceOption(AfterCommit), (hooks) =>
-    Option.isSome(hooks) ? Ref.update(hooks.value, (all) => [...all, effect]) : effect)
+  Effect.flatMap(Effect.serviceOption(PendingWork), (pending) =>
+    Option.isSome(pending) ? Ref.update(pending.value.afterCommit, (all) => [...all, effect]) : effect)
 
 export const transaction = <A, E, R>(
   effect: Effect.Effect<A, E, R>
 ): Effect.Effect<A, E | SqlError.SqlError, R | SqlClient.SqlClient | EventBus> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const outer = yield* Effect.serviceOption(PendingEvents)
-    const outerHooks = yield* Effect.serviceOption(AfterCommit)
-    const hooks = yield* Ref.make<Array<Effect.Effect<void>>>([])
-    if (Option.isSome(outer) && Option.isSome(outerHooks)) {
-      // A nested transaction is a savepoint: its events join the outer list only if it succeeds, so an inner
-      // failure that the caller recovers from never publishes events whose rows were rolled back.
-      const inner = yield* Ref.make<Array<StoredEvent>>([])
-      const result = yield* sql.withTransaction(
-        effect.pipe(Effect.provideService(PendingEvents, inner), Effect.provideService(AfterCommit, hooks))
-      )
-      const recorded = yield* Ref.get(inner)
-      yield* Ref.update(outer.value, (all) => [...all, ...recorded])
-      const registered = yield* Ref.get(hooks)
-      yield* Ref.update(outerHooks.value, (all) => [...all, ...registered])
+    const outer = yield* Effect.serviceOption(PendingWork)
+    const pending: Pending = {
+      events: yield* Ref.make<Array<StoredEvent>>([]),
+      afterCommit: yield* Ref.make<Array<Effect.Effect<void>>>([])
+    }
+    const result = yield* sql.withTransaction(Effect.provideService(effect, PendingWork, pending))
+    const events = yield* Ref.get(pending.events)
+    const hooks = yield* Ref.get(pending.afterCommit)
+    if (Option.isSome(outer)) {
+      // A nested transaction is a savepoint: what it kept joins the outer transaction's only now that it succeeded,
+      // so an inner failure the caller recovers from never publishes events whose rows were rolled back.
+      yield* Ref.update(outer.value.events, (all) => [...all, ...events])
+      yield* Ref.update(outer.value.afterCommit, (all) => [...all, ...hooks])
       return result
     }
-    const pending = yield* Ref.make<Array<StoredEvent>>([])
-    const result = yield* sql.withTransaction(
-      effect.pipe(Effect.provideService(PendingEvents, pending), Effect.provideService(AfterCommit, hooks))
-    )
-    yield* Effect.all(yield* Ref.get(hooks), { discard: true })
-    const bus = yield* EventBus
-    yield* PubSub.publishAll(bus, yield* Ref.get(pending))
+    yield* Effect.all(hooks, { discard: true })
+    yield* PubSub.publishAll(yield* EventBus, events)
     return result
   })
 
@@ -186,9 +182,9 @@ export const OutboxLayer = Layer.effect(
           createdAt: yield* clock.now
         }).pipe(Effect.catchTags({ ParseError: Effect.die, NoSuchElementException: Effect.die }))
         const stored: StoredEvent = { ...fromRow(row), webhookQueued: row.webhookQueued }
-        const pending = yield* Effect.serviceOption(PendingEvents)
+        const pending = yield* Effect.serviceOption(PendingWork)
         yield* Option.match(pending, {
-          onSome: (ref) => Ref.update(ref, (all) => [...all, stored]),
+          onSome: (work) => Ref.update(work.events, (all) => [...all, stored]),
           onNone: () => PubSub.publish(bus, stored)
         })
         return stored

@@ -90,22 +90,32 @@ export const layer = Layer.scoped(
     const customers = yield* CustomersRepo.make
     const stats = yield* Ref.make<ActorStats>({ batches: 0, commands: 0, largestBatch: 0 })
 
-    /** The customer row lock: the one caller of `lockOwned`, the only `FOR UPDATE` on customers. */
+    /** A transaction's effect with the actors' services; SQL failures are defects, as for any command. */
+    const provided = <A, E>(effect: Effect.Effect<A, E | SqlError.SqlError, SqlClient.SqlClient | EventBus>) =>
+      effect.pipe(
+        Effect.catchIf(isSqlError, Effect.die),
+        Effect.provideService(SqlClient.SqlClient, sql),
+        Effect.provideService(EventBus, bus)
+      ) as Effect.Effect<A, Exclude<E, SqlError.SqlError>>
+
+    /**
+     * The customer row lock: the one caller of `lockOwned`, the only `FOR UPDATE` on customers. Only well-formed ids
+     * reach SQL (compared in canonical form, as the uuid columns compare them).
+     */
     const lockCustomer = (partnerId: string, customerId: string) =>
       Effect.gen(function*() {
-        if (!isUuid(customerId)) return yield* CustomerForbidden.standard()
-        const customer = yield* customers.lockOwned(partnerId, customerId.toLowerCase())
+        if (!isUuid(customerId) || !isUuid(partnerId)) return yield* CustomerForbidden.standard()
+        const customer = yield* customers.lockOwned(partnerId.toLowerCase(), customerId.toLowerCase())
         if (Option.isNone(customer)) return yield* CustomerForbidden.standard()
         return customer.value
       })
 
-    /** One command in one transaction (or savepoint): lock, run, commit. SQL failures are defects. */
+    /**
+     * One command in one transaction (or savepoint): lock, run, commit. Suspended: a command that throws while
+     * building its effect is that command's defect.
+     */
     const execute = <A, E>(partnerId: string, customerId: string, command: Command<A, E>) =>
-      transaction(Effect.flatMap(lockCustomer(partnerId, customerId), command)).pipe(
-        Effect.catchIf(isSqlError, Effect.die),
-        Effect.provideService(SqlClient.SqlClient, sql),
-        Effect.provideService(EventBus, bus)
-      ) as Effect.Effect<A, E | CustomerForbidden>
+      provided(transaction(Effect.flatMap(lockCustomer(partnerId, customerId), (customer) => Effect.suspend(() => command(customer)))))
 
     const forbidden = (): Exit.Exit<never, CustomerForbidden> => Exit.fail(CustomerForbidden.standard())
 
@@ -161,19 +171,9 @@ export const layer = Layer.scoped(
 
     /**
      * A batch of one command: no savepoint (one round trip less), since its failure rolls back nothing but its own
-     * writes anyway — lock, command, commit, exactly a command alone. Same ownership checks as a batch.
+     * writes anyway — lock, command, commit, exactly a command alone.
      */
-    const runAlone = (customerId: string, job: Job) =>
-      transaction(Effect.gen(function*() {
-        if (!isUuid(customerId) || !isUuid(job.partnerId)) return yield* CustomerForbidden.standard()
-        const locked = yield* customers.lockOwned(job.partnerId.toLowerCase(), customerId)
-        if (Option.isNone(locked)) return yield* CustomerForbidden.standard()
-        return yield* Effect.suspend(() => job.command(locked.value))
-      })).pipe(
-        Effect.catchIf(isSqlError, Effect.die),
-        Effect.provideService(SqlClient.SqlClient, sql),
-        Effect.provideService(EventBus, bus)
-      )
+    const runAlone = (customerId: string, job: Job) => execute(job.partnerId, customerId, job.command)
 
     /** Runs one batch and replies to each of its commands, only after the commit (or the batch's failure). */
     const runBatch = (customerId: string, jobs: ReadonlyArray<Job>) =>
@@ -184,10 +184,7 @@ export const layer = Layer.scoped(
           largestBatch: Math.max(s.largestBatch, jobs.length)
         }))
         if (jobs.length === 1) return yield* Deferred.done(jobs[0]!.reply, yield* Effect.exit(runAlone(customerId, jobs[0]!)))
-        const result = yield* Effect.exit(transaction(batchBody(customerId, jobs)).pipe(
-          Effect.provideService(SqlClient.SqlClient, sql),
-          Effect.provideService(EventBus, bus)
-        ))
+        const result = yield* Effect.exit(provided(transaction(batchBody(customerId, jobs))))
         if (Exit.isSuccess(result)) {
           for (let i = 0; i < jobs.length; i++) yield* Deferred.done(jobs[i]!.reply, result.value[i]!)
           return

@@ -166,7 +166,8 @@ export const layer = Layer.scoped(
 
     const post = (url: string, body: string, headers: Record<string, string>): Effect.Effect<Answer> => {
       if (!production) return request(url, body, headers, config.webhookTimeoutMs)
-      const started = Date.now()
+      // The attempt's time limit is real elapsed time (not the service clock): a monotonic reading.
+      const started = performance.now()
       return checkResolved(url).pipe(
         Effect.timeoutTo({
           duration: timeout,
@@ -176,7 +177,7 @@ export const layer = Layer.scoped(
         Effect.flatMap((refused) =>
           refused !== undefined
             ? Effect.succeed(refused)
-            : request(url, body, headers, Math.max(1, config.webhookTimeoutMs - (Date.now() - started)))
+            : request(url, body, headers, Math.max(1, config.webhookTimeoutMs - (performance.now() - started)))
         )
       )
     }
