@@ -175,3 +175,37 @@ export const withClient = async <A>(url: string, f: (client: Pg.Client) => Promi
   }
 }
 
+
+/**
+ * A throwaway PostgreSQL 15 cluster: initdb as the postgres user into a temp dir (`/tmp/<prefix>XXXXXX`), a free
+ * private port and socket dir, default durability (initdb's --no-sync only speeds up initdb itself), stopped and
+ * removed by the cleanup registry. `options` adds server settings (`-c name=value ...`).
+ */
+export const startThrowawayCluster = async (pgBin: string, prefix: string, options = "") => {
+  if (!NodeFs.existsSync(`${pgBin}/initdb`)) throw new Error(`no PostgreSQL at ${pgBin} (set PG_BIN)`)
+  const dir = NodeFs.mkdtempSync(`/tmp/${prefix}`)
+  onCleanup("remove the cluster directory", () => NodeFs.rmSync(dir, { recursive: true, force: true }))
+  if (isRoot) {
+    const uid = Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" }).trim())
+    const gid = Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" }).trim())
+    NodeFs.chownSync(dir, uid, gid)
+  }
+  const port = await freePort()
+  const data = `${dir}/data`
+  asPostgres(`${pgBin}/initdb -D ${shellQuote(data)} -U postgres --auth=trust --no-sync -E UTF8 >${shellQuote(`${dir}/initdb.log`)} 2>&1`)
+  onCleanup("stop the PostgreSQL cluster", () => {
+    try {
+      asPostgres(`${pgBin}/pg_ctl -D ${shellQuote(data)} -m fast -w stop >/dev/null 2>&1`)
+    } catch {
+      // not running
+    }
+  })
+  const serverOptions = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200 ${options}`.trim()
+  try {
+    asPostgres(`${pgBin}/pg_ctl -D ${shellQuote(data)} -l ${shellQuote(`${dir}/server.log`)} -w -o ${shellQuote(serverOptions)} start >/dev/null`)
+  } catch (error) {
+    throw new Error(`PostgreSQL did not start: ${String(error)}\n${NodeFs.readFileSync(`${dir}/server.log`, "utf8")}`)
+  }
+  const postmasterPid = Number(NodeFs.readFileSync(`${data}/postmaster.pid`, "utf8").split("\n")[0])
+  return { dir, port, adminUrl: `postgresql://postgres@127.0.0.1:${port}/postgres`, postmasterPid }
+}

@@ -47,7 +47,7 @@ import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
 import { formatSummary, type ProfileSummary, readProfile, summarize } from "./profileSummary.js"
-import { alive, allStats, asPostgres, cleanup, clockTicks, clusterCpu, elapsed, freePort, isRoot, log, machineCpu, onCleanup, type ProcStat, processCpu, processTree, readStat, runProcess, selfCpu, shellQuote, sleep, withClient } from "./BenchProcess.js"
+import { alive, allStats, cleanup, clockTicks, clusterCpu, elapsed, freePort, log, machineCpu, onCleanup, type ProcStat, processCpu, processTree, readStat, runProcess, selfCpu, sleep, startThrowawayCluster, withClient } from "./BenchProcess.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // Settings
@@ -203,43 +203,14 @@ interface Cluster {
 }
 
 const startCluster = async (): Promise<{ adminUrl: string; postmasterPid: number; description: string }> => {
-  if (!NodeFs.existsSync(`${pgBin}/initdb`)) {
-    throw new Error(`no PostgreSQL at ${pgBin} (set PG_BIN, or BENCH_DATABASE_URL to use an existing server)`)
-  }
-  const dir = NodeFs.mkdtempSync("/tmp/pmm-bench-http-pg-")
-  onCleanup("remove the cluster directory", () => NodeFs.rmSync(dir, { recursive: true, force: true }))
-  if (isRoot) {
-    const uid = Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" }).trim())
-    const gid = Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" }).trim())
-    NodeFs.chownSync(dir, uid, gid)
-  }
-  const port = await freePort()
-  const data = `${dir}/data`
-  // --no-sync only makes initdb itself faster; the server below runs with fsync, synchronous_commit and
-  // full_page_writes at their defaults (on).
-  asPostgres(`${pgBin}/initdb -D ${shellQuote(data)} -U postgres --auth=trust --no-sync -E UTF8 >${shellQuote(`${dir}/initdb.log`)} 2>&1`)
-  onCleanup("stop the PostgreSQL cluster", () => {
-    try {
-      asPostgres(`${pgBin}/pg_ctl -D ${shellQuote(data)} -m fast -w stop >/dev/null 2>&1`)
-    } catch {
-      // not running
-    }
-  })
   // pg_stat_statements (postgresql-15 contrib) when installed: statements and commits per request. It costs
   // pgbench and the service alike; --no-stat-statements leaves it out.
   const statStatements = useStatStatements && NodeFs.existsSync(`${pgBin}/../lib/pg_stat_statements.so`)
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200` +
-    (statStatements ? " -c shared_preload_libraries=pg_stat_statements" : "")
-  try {
-    asPostgres(`${pgBin}/pg_ctl -D ${shellQuote(data)} -l ${shellQuote(`${dir}/server.log`)} -w -o ${shellQuote(options)} start >/dev/null`)
-  } catch (error) {
-    throw new Error(`PostgreSQL did not start: ${String(error)}\n${NodeFs.readFileSync(`${dir}/server.log`, "utf8")}`)
-  }
-  const postmasterPid = Number(NodeFs.readFileSync(`${data}/postmaster.pid`, "utf8").split("\n")[0])
+  const cluster = await startThrowawayCluster(pgBin, "pmm-bench-http-pg-", statStatements ? "-c shared_preload_libraries=pg_stat_statements" : "")
   return {
-    adminUrl: `postgresql://postgres@127.0.0.1:${port}/postgres`,
-    postmasterPid,
-    description: `throwaway PostgreSQL cluster ${dir} on 127.0.0.1:${port} (postmaster ${postmasterPid})`
+    adminUrl: cluster.adminUrl,
+    postmasterPid: cluster.postmasterPid,
+    description: `throwaway PostgreSQL cluster ${cluster.dir} on 127.0.0.1:${cluster.port} (postmaster ${cluster.postmasterPid})`
   }
 }
 

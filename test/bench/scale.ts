@@ -32,12 +32,12 @@
  * The load generator (this process), the service and PostgreSQL share the machine's cores.
  */
 import autocannon from "autocannon"
-import { execFileSync, spawn, type ChildProcess } from "node:child_process"
+import { spawn, type ChildProcess } from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
-import { asPostgres, cleanup, clusterCpu, machineCpu, elapsed, freePort, isRoot, log, onCleanup, processCpu, processTree, runProcess, shellQuote, sleep, withClient } from "./BenchProcess.js"
+import { cleanup, clusterCpu, machineCpu, elapsed, freePort, log, onCleanup, processCpu, processTree, runProcess, sleep, startThrowawayCluster, withClient } from "./BenchProcess.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // Settings
@@ -76,32 +76,8 @@ const machineBusy = () => machineCpu().busy
 // Child processes
 
 const startCluster = async () => {
-  if (!NodeFs.existsSync(`${pgBin}/initdb`)) throw new Error(`no PostgreSQL at ${pgBin} (set PG_BIN)`)
-  const dir = NodeFs.mkdtempSync("/tmp/pmm-bench-scale-pg-")
-  onCleanup("remove the cluster directory", () => NodeFs.rmSync(dir, { recursive: true, force: true }))
-  if (isRoot) {
-    const uid = Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" }).trim())
-    const gid = Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" }).trim())
-    NodeFs.chownSync(dir, uid, gid)
-  }
-  const port = await freePort()
-  const data = `${dir}/data`
-  asPostgres(`${pgBin}/initdb -D ${shellQuote(data)} -U postgres --auth=trust --no-sync -E UTF8 >${shellQuote(`${dir}/initdb.log`)} 2>&1`)
-  onCleanup("stop the PostgreSQL cluster", () => {
-    try {
-      asPostgres(`${pgBin}/pg_ctl -D ${shellQuote(data)} -m immediate -w stop >/dev/null 2>&1`)
-    } catch {
-      // not running
-    }
-  })
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200`
-  try {
-    asPostgres(`${pgBin}/pg_ctl -D ${shellQuote(data)} -l ${shellQuote(`${dir}/server.log`)} -w -o ${shellQuote(options)} start >/dev/null`)
-  } catch (error) {
-    throw new Error(`PostgreSQL did not start: ${String(error)}\n${NodeFs.readFileSync(`${dir}/server.log`, "utf8")}`)
-  }
-  const postmasterPid = Number(NodeFs.readFileSync(`${data}/postmaster.pid`, "utf8").split("\n")[0])
-  return { url: `postgresql://postgres@127.0.0.1:${port}/pmm_bench_scale`, adminUrl: `postgresql://postgres@127.0.0.1:${port}/postgres`, postmasterPid, dir }
+  const cluster = await startThrowawayCluster(pgBin, "pmm-bench-scale-pg-")
+  return { ...cluster, url: `postgresql://postgres@127.0.0.1:${cluster.port}/pmm_bench_scale` }
 }
 
 interface Service {
