@@ -3,6 +3,7 @@ import * as Crypto from "node:crypto"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { AppConfig } from "../config/AppConfig.js"
+import { base62 } from "./Hashing.js"
 
 /**
  * The service's secret key material. One 32-byte master key (ENCRYPTION_KEY, or in sandbox mode a key generated
@@ -20,7 +21,7 @@ export interface KeysShape {
 
 export class Keys extends Context.Tag("Keys")<Keys, KeysShape>() {}
 
-const parseKey = (raw: string): Buffer => /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, "hex") : Buffer.from(raw, "base64")
+export const parseKey = (raw: string): Buffer => /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, "hex") : Buffer.from(raw, "base64")
 
 const derive = (master: Buffer, purpose: string) =>
   Buffer.from(Crypto.hkdfSync("sha256", master, Buffer.alloc(0), purpose, 32))
@@ -31,9 +32,19 @@ export const fromMaster = (master: Buffer): KeysShape => ({
   demoPartner: derive(master, "sandbox-demo-partner")
 })
 
+/** The sandbox key file of a data directory: the master key every sandbox start in DATA_DIR shares. */
+export const sandboxKeyPath = (dataDir: string) => NodePath.join(dataDir, "encryption.key")
+
+/**
+ * The demo partner's API key (sandbox mode only): derived from the master key, so it is the same on every start
+ * with the same DATA_DIR, and a local tool (the TUI) that can read DATA_DIR finds it without asking the service.
+ */
+export const demoApiKey = (keys: Pick<KeysShape, "demoPartner">): string =>
+  `sk_sandbox_demo_${base62(keys.demoPartner.subarray(0, 24))}`
+
 const sandboxKeyFile = (dataDir: string) =>
   Effect.sync(() => {
-    const file = NodePath.join(dataDir, "encryption.key")
+    const file = sandboxKeyPath(dataDir)
     if (NodeFs.existsSync(file)) return parseKey(NodeFs.readFileSync(file, "utf8").trim())
     NodeFs.mkdirSync(dataDir, { recursive: true })
     const key = Crypto.randomBytes(32)

@@ -3,7 +3,7 @@ import { Context, Effect, Layer, Option } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { base62, constantTimeEqual, sha256 } from "../crypto/Hashing.js"
-import { Keys } from "../crypto/Keys.js"
+import { demoApiKey, Keys } from "../crypto/Keys.js"
 import { Caches } from "../db/Caches.js"
 import { EventBus, Outbox, transaction } from "../events/Events.js"
 import { PartnerNotApproved, Unauthorized } from "../http/ApiError.js"
@@ -138,7 +138,7 @@ export const layer = Layer.effect(
       }))
 
     const ensureDemo = Effect.gen(function*() {
-      const apiKey = `${keyPrefix}demo_${base62(keys.demoPartner.subarray(0, 24))}`
+      const apiKey = demoApiKey(keys)
       return yield* inTransaction(Effect.gen(function*() {
         const existing = yield* repo.findDemo
         if (Option.isNone(existing)) {

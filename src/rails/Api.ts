@@ -26,6 +26,7 @@ export const RailPolicyView = Schema.Struct({
   isDefault: Schema.Boolean,
   updatedAt: Schema.NullOr(Schema.Date)
 })
+export type RailPolicyView = typeof RailPolicyView.Type
 
 /** Sandbox control of the simulated rails' behaviour, per partner. */
 export class SandboxRailsApi extends HttpApiGroup.make("sandboxRails")

@@ -1,0 +1,130 @@
+import { render } from "ink"
+import * as NodeFs from "node:fs"
+import { parseArgs } from "node:util"
+import { demoApiKey, fromMaster, parseKey, sandboxKeyPath } from "../crypto/Keys.js"
+import { type Backend, BackendError, followEvents, httpBackend, normaliseBaseUrl } from "./Backend.js"
+import { App } from "./ui/App.js"
+
+/**
+ * `npm run tui [-- --url <base_url> --key <api key> --output json]`: the terminal UI, or with `--output json` the
+ * live event feed as NDJSON on stdout. Defaults reach the sandbox that `npm start` runs on this machine: the URL
+ * from HOST and PORT, the demo partner's key from ENCRYPTION_KEY or DATA_DIR/encryption.key.
+ */
+
+const usage = `Usage: npm run tui -- [--url <base_url>] [--key <api key>] [--output json]
+
+  --url     the service, e.g. http://127.0.0.1:8080 (default: http://HOST:PORT of npm start)
+  --key     a partner API key (default: the demo partner's key from DATA_DIR, or PMM_API_KEY)
+  --output  json: print the live event feed as NDJSON on stdout instead of the UI
+  --help    this text
+Keys inside the UI: press ? (docs/tui.md lists them all).`
+
+const fail = (message: string): never => {
+  process.stderr.write(`tui: ${message}\n`)
+  process.exit(1)
+}
+
+const defaultUrl = () => {
+  const host = process.env.HOST === undefined || process.env.HOST === "" || process.env.HOST === "0.0.0.0" || process.env.HOST === "::"
+    ? "127.0.0.1"
+    : process.env.HOST
+  const port = process.env.PORT === undefined || process.env.PORT === "" ? "8080" : process.env.PORT
+  return `http://${host.includes(":") ? `[${host}]` : host}:${port}`
+}
+
+const defaultKey = (): string => {
+  if (process.env.PMM_API_KEY !== undefined && process.env.PMM_API_KEY !== "") return process.env.PMM_API_KEY
+  const dataDir = process.env.DATA_DIR === undefined || process.env.DATA_DIR === "" ? "./data" : process.env.DATA_DIR
+  const fromEnv = process.env.ENCRYPTION_KEY
+  let raw: string
+  if (fromEnv !== undefined && fromEnv !== "") {
+    raw = fromEnv
+  } else {
+    try {
+      raw = NodeFs.readFileSync(sandboxKeyPath(dataDir), "utf8").trim()
+    } catch {
+      return fail(`no API key: pass --key, or run \`npm start\` first (it creates the demo partner in ${dataDir})`)
+    }
+  }
+  return demoApiKey(fromMaster(parseKey(raw)))
+}
+
+const main = async () => {
+  let args: ReturnType<typeof parse>
+  const parse = () =>
+    parseArgs({
+      options: {
+        url: { type: "string" },
+        key: { type: "string" },
+        output: { type: "string" },
+        help: { type: "boolean", short: "h" }
+      },
+      strict: true,
+      allowPositionals: false
+    })
+  try {
+    args = parse()
+  } catch (error) {
+    return fail(`${error instanceof Error ? error.message : String(error)}\n${usage}`)
+  }
+  if (args.values.help === true) {
+    process.stdout.write(`${usage}\n`)
+    return
+  }
+  const output = args.values.output
+  if (output !== undefined && output !== "json") return fail(`--output: must be json (got ${output})`)
+  let baseUrl: string
+  try {
+    baseUrl = normaliseBaseUrl(args.values.url ?? defaultUrl())
+  } catch {
+    return fail(`--url: not a valid http(s) URL: ${args.values.url}`)
+  }
+  const apiKey = args.values.key ?? defaultKey()
+  let backend: Backend
+  let partnerName: string
+  try {
+    backend = await httpBackend({ baseUrl, apiKey })
+    partnerName = (await backend.partner()).name
+  } catch (error) {
+    if (error instanceof BackendError && error.code === "UNREACHABLE") return fail(`cannot reach ${baseUrl} (is \`npm start\` running?)`)
+    if (error instanceof BackendError && error.status === 401) return fail(`the API key was refused by ${baseUrl} (401 ${error.code ?? "UNAUTHORIZED"})`)
+    if (error instanceof BackendError && error.status === 404) return fail(`${baseUrl} has no sandbox API (a production service?)`)
+    return fail(`${baseUrl}: ${error instanceof Error ? error.message : String(error)}`)
+  }
+
+  if (output === "json") {
+    const stop = followEvents({
+      baseUrl,
+      apiKey,
+      onEvent: (event) => process.stdout.write(`${JSON.stringify(event)}\n`),
+      onState: (state) => {
+        if (state === "reconnecting") process.stderr.write("tui: event stream dropped, reconnecting\n")
+      }
+    })
+    const quit = () => {
+      stop()
+      process.exit(0)
+    }
+    process.on("SIGINT", quit)
+    process.on("SIGTERM", quit)
+    process.stdout.on("error", quit) // e.g. `| head`
+    return
+  }
+
+  if (!process.stdout.isTTY || !process.stdin.isTTY) return fail("the UI needs a terminal; use --output json to pipe the event feed")
+  // Full screen on the alternate buffer, restored on every way out.
+  process.stdout.write("\x1b[?1049h\x1b[H")
+  let restored = false
+  const restore = () => {
+    if (restored) return
+    restored = true
+    process.stdout.write("\x1b[?1049l\x1b[?25h")
+  }
+  process.on("exit", restore)
+  const instance = render(<App backend={backend} partnerName={partnerName} />, { incrementalRendering: true, exitOnCtrlC: true })
+  await instance.waitUntilExit()
+  restore()
+  process.exit(0)
+}
+
+void main()
