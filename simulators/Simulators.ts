@@ -3,7 +3,9 @@ import * as BankSimulator from "./bank/BankSimulator.js"
 import { SandboxEftHttp } from "./bank/EftHttp.js"
 import { SandboxWithdrawalsHttp } from "./bank/SandboxWithdrawalsHttp.js"
 import * as ChainSimulator from "./chain/ChainSimulator.js"
+import * as BankOperations from "./bank/Operations.js"
 import * as IdentitySimulator from "./identity/IdentitySimulator.js"
+import * as IdentityOperations from "./identity/Operations.js"
 import * as RailPolicies from "./RailPolicies.js"
 import { SandboxRailsHttp } from "./RailsHttp.js"
 import { SandboxFundingHttp } from "./SandboxFundingHttp.js"
@@ -19,7 +21,13 @@ export const railsLayer = Layer.mergeAll(BankSimulator.layer, ChainSimulator.lay
   Layer.provideMerge(policiesLayer)
 )
 
-export const outcomesLayer = Layer.mergeAll(BankSimulator.outcomesLayer, IdentitySimulator.outcomesLayer)
+/**
+ * Each rail's pending operations, for `GET /sandbox/operations` (src/sandbox/Operations.ts). A flow that starts
+ * operations on a rail adds its source here (docs/sandbox-inspect.md).
+ */
+export const operationsLayer = Layer.mergeAll(BankOperations.operationsLayer, IdentityOperations.operationsLayer)
+
+export const outcomesLayer = Layer.mergeAll(BankSimulator.outcomesLayer, IdentitySimulator.outcomesLayer, operationsLayer)
 
 /** Handlers of the rails' sandbox control groups. */
 export const controlsLayer = Layer.mergeAll(SandboxRailsHttp, SandboxFundingHttp, SandboxEftHttp, SandboxWithdrawalsHttp)

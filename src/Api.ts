@@ -3,9 +3,10 @@ import { CustomersApi } from "./customers/Api.js"
 import { FundingApi, SandboxEftApi, SandboxFundingApi } from "./funding/Api.js"
 import { HealthApi } from "./health/Api.js"
 import { KycApi, SandboxKycApi } from "./kyc/Api.js"
-import { LedgerApi } from "./ledger/Api.js"
+import { LedgerApi, SandboxLedgerApi } from "./ledger/Api.js"
 import { SandboxRailsApi } from "./rails/Api.js"
 import { SandboxApi, SandboxPartnersApi } from "./sandbox/Api.js"
+import { SandboxInspectApi } from "./sandbox/InspectApi.js"
 import { WebhooksApi } from "./webhooks/Api.js"
 import { BankAccountsApi } from "./bankaccounts/Api.js"
 import { describeErrors } from "./http/ApiError.js"
@@ -88,6 +89,8 @@ export class Api extends base
   .add(SandboxEftApi)
   .add(SandboxKycApi)
   .add(SandboxWithdrawalsApi)
+  .add(SandboxLedgerApi)
+  .add(SandboxInspectApi)
   .prefix("/api/v1")
 {}
 

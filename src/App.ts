@@ -30,11 +30,13 @@ import * as Simulators from "../simulators/Simulators.js"
 import * as UnavailableRails from "./rails/Unavailable.js"
 import * as Partners from "./partners/Partners.js"
 import * as CustomerActors from "./ledger/CustomerActors.js"
-import { LedgerHttp } from "./ledger/Http.js"
+import { LedgerHttp, SandboxLedgerHttp } from "./ledger/Http.js"
 import * as Idempotency from "./ledger/Idempotency.js"
 import * as Ledger from "./ledger/Ledger.js"
 import * as LedgerReads from "./ledger/LedgerReads.js"
 import { SandboxHttp, SandboxPartnersHttp } from "./sandbox/Http.js"
+import { SandboxInspectHttp } from "./sandbox/InspectHttp.js"
+import * as PendingOperations from "./sandbox/Operations.js"
 import { WebhooksHttp } from "./webhooks/Http.js"
 import * as WebhookDispatcher from "./webhooks/WebhookDispatcher.js"
 import * as Webhooks from "./webhooks/Webhooks.js"
@@ -75,7 +77,9 @@ export const makeServicesLayer = (database: DatabaseLayer, ids: Layer.Layer<Ids.
     ShutdownLayer
   )
   const clock = clockLayer.pipe(Layer.provideMerge(foundation))
-  const infrastructure = Layer.mergeAll(OutboxLayer, CursorsLayer, Jobs.layer, Caches.layer).pipe(Layer.provideMerge(clock))
+  const infrastructure = Layer.mergeAll(OutboxLayer, CursorsLayer, Jobs.layer, Caches.layer, PendingOperations.layer).pipe(
+    Layer.provideMerge(clock)
+  )
   // Rail adapters: the domain calls them, so they come first.
   const rails = railsLayer.pipe(Layer.provideMerge(infrastructure))
   // Domain services, each resource's layer added here; a layer that needs another goes in a later tier.
@@ -99,7 +103,7 @@ export const makeServicesLayer = (database: DatabaseLayer, ids: Layer.Layer<Ids.
 const partnerGroups = Layer.mergeAll(HealthHttp, CustomersHttp, LedgerHttp, FundingHttp, KycHttp, WebhooksHttp, BankAccountsHttp, WithdrawalsHttp)
 
 /** Handlers of the sandbox control groups (sandbox mode only). */
-const sandboxGroups = Layer.mergeAll(SandboxHttp, SandboxPartnersHttp, SandboxKycHttp, Simulators.controlsLayer)
+const sandboxGroups = Layer.mergeAll(SandboxHttp, SandboxPartnersHttp, SandboxKycHttp, SandboxLedgerHttp, SandboxInspectHttp, Simulators.controlsLayer)
 
 /**
  * Idle keep-alive connections stay open 65 s: longer than clients' and load balancers' own idle time-outs, so the

@@ -1,13 +1,13 @@
 import { Effect, Layer, Schema } from "effect"
 import { FundingCharges } from "../../src/funding/FundingCharges.js"
 import { Ids } from "../../src/ids/Ids.js"
-import { Jobs } from "../../src/jobs/Jobs.js"
+import { type JobDescription, Jobs } from "../../src/jobs/Jobs.js"
 import { Bank, BankUnavailable, type PayoutOutcome } from "../../src/rails/Bank.js"
 import { Withdrawals } from "../../src/withdrawals/Withdrawals.js"
 import { RailPolicies } from "../RailPolicies.js"
 import { bankingFor } from "./Banks.js"
 import { nameEnquiry } from "./NameEnquiry.js"
-import { bankReturnReason, planPayout } from "./Payouts.js"
+import { bankReturnReason, planPayout, policyFailureReason } from "./Payouts.js"
 import { issueCollectionAccount, serialDigits } from "./VirtualAccounts.js"
 
 /**
@@ -83,6 +83,16 @@ export const layer = Layer.effect(
   })
 )
 
+/** What a payout job will do, for `GET /sandbox/clock/due`. */
+const describePayout = (job: PayoutJob): JobDescription => ({
+  description: job.move === "complete"
+    ? `bank payout of withdrawal ${job.withdrawalId} completes`
+    : job.move === "fail"
+    ? `bank payout of withdrawal ${job.withdrawalId} fails: ${job.reason ?? policyFailureReason}`
+    : `the bank returns withdrawal ${job.withdrawalId}: ${job.reason ?? bankReturnReason}`,
+  resourceId: job.withdrawalId
+})
+
 const outcomeOf = (job: PayoutJob): PayoutOutcome =>
   job.move === "complete"
     ? { _tag: "Completed" }
@@ -114,11 +124,13 @@ export const outcomesLayer = Layer.effectDiscard(Effect.gen(function*() {
       ),
       // The operator answered first (a sandbox control call): the bank's later answer has nothing left to move.
       Effect.catchTag("WithdrawalStateConflict", () => Effect.void)
-    ))
+    ), { describe: describePayout })
 
   yield* jobs.register(chargePaymentJobKind, ChargePaymentJob, ({ chargeId }, job) =>
     charges.settle(job.partnerId, chargeId, undefined).pipe(
       // Paid, expired or cancelled meanwhile: the payer's money has nowhere to go.
       Effect.catchTag("FundingChargeNotPending", () => Effect.void)
-    ))
+    ), {
+    describe: ({ chargeId }) => ({ description: `the payer pays funding charge ${chargeId} (bank)`, resourceId: chargeId })
+  })
 }))

@@ -111,5 +111,11 @@ export const outcomesLayer = Layer.effectDiscard(Effect.gen(function*() {
   const jobs = yield* Jobs
   const kyc = yield* Kyc
   yield* jobs.register(documentCheckJobKind, DocumentCheckJob, ({ recordId, outcome, idNumber }, job) =>
-    kyc.settleDocumentCheck(job.partnerId, recordId, documentVerdict(idNumber ?? "", outcome)))
+    kyc.settleDocumentCheck(job.partnerId, recordId, documentVerdict(idNumber ?? "", outcome)), {
+    describe: ({ idNumber, outcome, recordId }) => {
+      const verdict = documentVerdict(idNumber ?? "", outcome)
+      const result = verdict._tag === "Pass" ? "approves it" : verdict._tag === "Review" ? "sends it to review" : "rejects it"
+      return { description: `the identity document check of KYC record ${recordId} ${result}`, resourceId: recordId }
+    }
+  })
 }))

@@ -13,3 +13,15 @@ export const orDieOnRow = <A, E, R>(
       ParseResult.isParseError(error) || Cause.isNoSuchElementException(error),
     Effect.die
   )
+
+/**
+ * One page of a partner's rows newest first by `(created_at, id)`, optionally of one customer: the rows strictly
+ * before `before` in that order, at most `limit`. How a list merged from several tables (the sandbox's pending
+ * operations) reads each table with one keyset.
+ */
+export interface CreatedPageQuery {
+  readonly partnerId: string
+  readonly customerId?: string | undefined
+  readonly before?: { readonly at: Date; readonly id: string } | undefined
+  readonly limit: number
+}

@@ -111,6 +111,25 @@ export interface EventQuery {
   readonly limit: number
 }
 
+/** Events whose `data` names a resource: `type` (or, when `prefix`, types starting with it) and `data[key] = value`. */
+export interface DataMatch {
+  readonly type: string
+  readonly prefix: boolean
+  readonly key: string
+  readonly value: string
+}
+
+export interface RelatedQuery {
+  readonly partnerId: string
+  /** The customer whose events to look at; null for events of the partner without a customer. */
+  readonly customerId: string | null
+  /** Events named by id (e.g. those of the resource's ledger transactions). */
+  readonly eventIds: ReadonlyArray<string>
+  readonly dataMatches: ReadonlyArray<DataMatch>
+  readonly excludeId: string
+  readonly limit: number
+}
+
 /**
  * The outbox: `record` writes an event in the caller's transaction. Everything that changes state records its
  * event through here, in the same transaction as the change.
@@ -119,6 +138,10 @@ export class Outbox extends Context.Tag("Outbox")<Outbox, {
   readonly record: (event: NewEvent) => Effect.Effect<StoredEvent, SqlError.SqlError>
   /** Newest first (or oldest first after `afterSeq`). */
   readonly list: (query: EventQuery) => Effect.Effect<ReadonlyArray<StoredEvent>, SqlError.SqlError>
+  /** One event of the partner (`id` a uuid). */
+  readonly find: (partnerId: string, id: string) => Effect.Effect<Option.Option<StoredEvent>, SqlError.SqlError>
+  /** The events of one resource (named by id or by their data), oldest first, at most `limit`. */
+  readonly related: (query: RelatedQuery) => Effect.Effect<ReadonlyArray<StoredEvent>, SqlError.SqlError>
 }>() {}
 
 export const OutboxLayer = Layer.effect(
@@ -171,6 +194,28 @@ export const OutboxLayer = Layer.effect(
         return sql`SELECT ${sql.literal(eventColumns)} FROM events WHERE ${sql.and(conditions)} ${order} LIMIT ${query.limit}`
       }
     })
+    const findEvent = SqlSchema.findOne({
+      Request: Schema.Struct({ partnerId: Schema.String, id: Schema.String }),
+      Result: EventRow,
+      execute: ({ id, partnerId }) =>
+        sql`SELECT ${sql.literal(eventColumns)} FROM events WHERE id = ${id} AND partner_id = ${partnerId}`
+    })
+    const relatedEvents = (query: RelatedQuery) => {
+      const named = query.eventIds.length === 0 ? [] : [sql`id IN ${sql.in(query.eventIds)}`]
+      const byData = query.dataMatches.map((match) =>
+        sql`(${match.prefix ? sql`starts_with(type, ${match.type})` : sql`type = ${match.type}`} AND data ->> ${match.key} = ${match.value})`)
+      const any = [...named, ...byData]
+      if (any.length === 0) return Effect.succeed<ReadonlyArray<EventRow>>([])
+      return sql`
+        SELECT ${sql.literal(eventColumns)} FROM events
+        WHERE partner_id = ${query.partnerId}
+          AND ${query.customerId === null ? sql`customer_id IS NULL` : sql`customer_id = ${query.customerId}`}
+          AND id <> ${query.excludeId} AND ${sql.or(any)}
+        ORDER BY seq ASC LIMIT ${query.limit}`.pipe(
+        Effect.flatMap(Schema.decodeUnknown(Schema.Array(EventRow))),
+        Effect.catchTag("ParseError", Effect.die)
+      )
+    }
     const record = (event: NewEvent) =>
       Effect.gen(function*() {
         const row = yield* insertEvent({
@@ -194,6 +239,9 @@ export const OutboxLayer = Layer.effect(
         Effect.map((rows) => rows.map(fromRow)),
         Effect.catchTag("ParseError", Effect.die)
       )
-    return Outbox.of({ record, list })
+    const find = (partnerId: string, id: string) =>
+      findEvent({ partnerId, id }).pipe(Effect.map(Option.map(fromRow)), Effect.catchTag("ParseError", Effect.die))
+    const related = (query: RelatedQuery) => Effect.map(relatedEvents(query), (rows) => rows.map(fromRow))
+    return Outbox.of({ record, list, find, related })
   })
 )

@@ -1,6 +1,7 @@
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import type { CustomerRow } from "../customers/CustomersRepo.js"
+import type { CreatedPageQuery } from "../db/Rows.js"
 import { Outbox } from "../events/Events.js"
 import { BadRequest, type CustomerForbidden, type InvalidCursor } from "../http/ApiError.js"
 import type { Page } from "../http/Envelope.js"
@@ -87,6 +88,8 @@ export class FundingCharges extends Context.Tag("FundingCharges")<FundingCharges
     chargeId: string,
     amount: number | undefined
   ) => Effect.Effect<FundingCharge, BadRequest | FundingChargeNotFound | FundingChargeNotPending | CustomerBusy | BalanceLimitExceeded>
+  /** The partner's charges waiting for the payer (PENDING, not expired), newest first by (createdAt, id). */
+  readonly pending: (query: CreatedPageQuery) => Effect.Effect<ReadonlyArray<FundingCharge>>
   /** The EFT page: the charge behind a redirect token. */
   readonly eftPage: (token: string) => Effect.Effect<EftOutcome, FundingChargeNotFound>
   /** The customer's choice on the EFT page. */
@@ -366,9 +369,17 @@ export const layer = Layer.effect(
           const row = yield* repo.charge(chargeId)
           if (Option.isNone(row) || row.value.status !== "PENDING") return
           yield* close(row.value, "EXPIRED")
-        })))
+        })), {
+      describe: ({ chargeId }) => ({ description: `funding charge ${chargeId} expires unless paid`, resourceId: chargeId })
+    })
 
-    return FundingCharges.of({ create, list, get, settle, eftPage, eftDecide })
+    const pending = (query: CreatedPageQuery) =>
+      Effect.gen(function*() {
+        const now = yield* clock.now
+        return (yield* repo.pendingCharges(query, now)).map((row) => toCharge(row, now))
+      }).pipe(Effect.orDie)
+
+    return FundingCharges.of({ create, list, get, settle, pending, eftPage, eftDecide })
   })
 )
 

@@ -54,34 +54,64 @@ const invalid = new InvalidCursor({
   message: "cursor: not valid for this list (another list, customer or filter, or altered); start again without a cursor"
 })
 
+/**
+ * A composite keyset position (lists merged from several tables, e.g. `<createdAt ms>_<uuid>`): text of at most
+ * `keyMaxChars` characters of `[A-Za-z0-9._:-]`. The list that issues it parses it; a key cursor is signed in a
+ * domain of its own, so it is never read as a `seq` cursor or the other way round.
+ */
+export const keyMaxChars = 200
+const keyPattern = new RegExp(`^[A-Za-z0-9._:-]{1,${keyMaxChars}}$`)
+
 export class Cursors extends Context.Tag("Cursors")<Cursors, {
   readonly encode: (scope: ListScope, seq: string) => string
   readonly decode: (scope: ListScope, cursor: string) => Effect.Effect<string, InvalidCursor>
+  /** The composite-key variant: the same scope binding, a key of `keyPattern` instead of a seq. */
+  readonly encodeKey: (scope: ListScope, key: string) => string
+  readonly decodeKey: (scope: ListScope, cursor: string) => Effect.Effect<string, InvalidCursor>
 }>() {}
+
+const KeyPayload = Schema.parseJson(Schema.Struct({ k: Schema.String.pipe(Schema.pattern(keyPattern)) }))
+const decodeKeyPayload = Schema.decodeUnknownOption(KeyPayload)
 
 export const CursorsLayer = Layer.effect(
   Cursors,
   Effect.map(Keys, (keys) => {
     // The scope is authenticated, not carried: the cursor reveals no ids, and a cursor is bound to its list.
-    const sign = (scope: ListScope, payload: string) =>
-      hmacSha256(keys.cursor, `cursor.v2\n${scopeKey(scope)}\n${payload}`).subarray(0, 16)
+    const sign = (domain: string, scope: ListScope, payload: string) =>
+      hmacSha256(keys.cursor, `${domain}\n${scopeKey(scope)}\n${payload}`).subarray(0, 16)
+    const encodeWith = (domain: string) => (scope: ListScope, value: unknown) => {
+      const payload = Buffer.from(JSON.stringify(value)).toString("base64url")
+      return `${payload}.${sign(domain, scope, payload).toString("base64url")}`
+    }
+    /** The payload's JSON text once the signature checks out; undefined for anything this list did not issue. */
+    const verifiedText = (domain: string, scope: ListScope, cursor: string): string | undefined => {
+      if (cursor.length > 512) return undefined
+      const [payload, signature, ...rest] = cursor.split(".")
+      if (payload === undefined || signature === undefined || rest.length > 0) return undefined
+      // Compare the canonical text, not decoded bytes: base64url decoding skips stray characters and unused
+      // bits, so "<sig>!!" or a changed last character would otherwise still verify.
+      if (!constantTimeEqual(Buffer.from(sign(domain, scope, payload).toString("base64url")), Buffer.from(signature))) {
+        return undefined
+      }
+      return Buffer.from(payload, "base64url").toString("utf8")
+    }
+    const seqDomain = "cursor.v2"
+    const keyDomain = "cursor.key.v1"
     return Cursors.of({
-      encode: (scope, seq) => {
-        const payload = Buffer.from(JSON.stringify({ s: seq })).toString("base64url")
-        return `${payload}.${sign(scope, payload).toString("base64url")}`
-      },
+      encode: (scope, seq) => encodeWith(seqDomain)(scope, { s: seq }),
       decode: (scope, cursor) => {
-        if (cursor.length > 512) return Effect.fail(invalid)
-        const [payload, signature, ...rest] = cursor.split(".")
-        if (payload === undefined || signature === undefined || rest.length > 0) return Effect.fail(invalid)
-        // Compare the canonical text, not decoded bytes: base64url decoding skips stray characters and unused
-        // bits, so "<sig>!!" or a changed last character would otherwise still verify.
-        if (!constantTimeEqual(Buffer.from(sign(scope, payload).toString("base64url")), Buffer.from(signature))) {
-          return Effect.fail(invalid)
-        }
-        const decoded = decodePayload(Buffer.from(payload, "base64url").toString("utf8"))
-        if (decoded._tag === "None") return Effect.fail(invalid)
-        return Effect.succeed(decoded.value.s)
+        const text = verifiedText(seqDomain, scope, cursor)
+        const decoded = text === undefined ? undefined : decodePayload(text)
+        return decoded === undefined || decoded._tag === "None" ? Effect.fail(invalid) : Effect.succeed(decoded.value.s)
+      },
+      encodeKey: (scope, key) => {
+        if (!keyPattern.test(key)) throw new Error(`Cursors.encodeKey: not a cursor key: ${key.slice(0, 80)}`)
+        return encodeWith(keyDomain)(scope, { k: key })
+      },
+      decodeKey: (scope, cursor) => {
+        const text = verifiedText(keyDomain, scope, cursor)
+        const decoded = text === undefined ? undefined : decodeKeyPayload(text)
+        return decoded === undefined || decoded._tag === "None" ? Effect.fail(invalid) : Effect.succeed(decoded.value.k)
       }
     })
   })
@@ -105,5 +135,27 @@ export const paginate = <A, E, R>(
     const items = rows.slice(0, limit)
     const last = items[items.length - 1]
     const nextCursor = rows.length > limit && last !== undefined ? cursors.encode(scope, seqOf(last)) : null
+    return { items, nextCursor }
+  })
+
+/**
+ * `paginate` for a list ordered by a composite key (a list merged from several tables): `fetch` answers the rows
+ * after `afterKey` in the list's order (at most `limit`), `keyOf` gives a row's key. Cursors are signed and bound
+ * to `scope` exactly like seq cursors.
+ */
+export const paginateByKey = <A, E, R>(
+  scope: ListScope,
+  request: PageRequest,
+  fetch: (args: { readonly afterKey: string | undefined; readonly limit: number }) => Effect.Effect<ReadonlyArray<A>, E, R>,
+  keyOf: (item: A) => string
+): Effect.Effect<Page<A>, E | InvalidCursor, R | Cursors> =>
+  Effect.gen(function*() {
+    const cursors = yield* Cursors
+    const limit = request.limit ?? pageLimitDefault
+    const afterKey = request.cursor === undefined ? undefined : yield* cursors.decodeKey(scope, request.cursor)
+    const rows = yield* fetch({ afterKey, limit: limit + 1 })
+    const items = rows.slice(0, limit)
+    const last = items[items.length - 1]
+    const nextCursor = rows.length > limit && last !== undefined ? cursors.encodeKey(scope, keyOf(last)) : null
     return { items, nextCursor }
   })

@@ -44,6 +44,28 @@ export interface NewJob {
 /** A handler runs inside the job's transaction; everything it writes commits together with "job done". */
 export type JobHandler<A> = (payload: A, job: Job) => Effect.Effect<void, unknown, SqlClient.SqlClient | EventBus>
 
+/** What a pending job will do, for people (`GET /sandbox/clock/due`): one line, and the resource it acts on. */
+export interface JobDescription {
+  readonly description: string
+  readonly resourceId: string | null
+}
+
+export interface RegisterOptions<A> {
+  /** Describes a job of this kind from its payload; without it a job reads `<kind> job`. */
+  readonly describe?: ((payload: A, job: Job) => JobDescription) | undefined
+}
+
+/** A pending job with its description. */
+export interface DescribedJob extends JobDescription {
+  readonly job: Job
+}
+
+/** A position in the due order (run_at, then id): the list is read after it. */
+export interface DueKey {
+  readonly at: Date
+  readonly id: string
+}
+
 /** Failed attempts before a job is marked FAILED and left alone. */
 export const attemptsMax = 5
 /** Jobs one claim pass runs before it checks the clock and wakes again. */
@@ -59,8 +81,13 @@ const lastErrorMaxChars = 2_000
 export interface JobsShape {
   /** Writes a job in the current transaction (if any) and wakes the daemon. */
   readonly schedule: (job: NewJob) => Effect.Effect<Job, SqlError.SqlError>
-  /** Registers the handler of a kind; called while layers are built. One handler per kind. */
-  readonly register: <A, I>(kind: string, payload: Schema.Schema<A, I>, handler: JobHandler<A>) => Effect.Effect<void>
+  /** Registers the handler of a kind (and how to describe its jobs); called while layers are built. One per kind. */
+  readonly register: <A, I>(
+    kind: string,
+    payload: Schema.Schema<A, I>,
+    handler: JobHandler<A>,
+    options?: RegisterOptions<A>
+  ) => Effect.Effect<void>
   readonly get: (id: string) => Effect.Effect<Option.Option<Job>, SqlError.SqlError>
   /** Runs every job due now (bounded by `drainJobsMax`); returns how many ran (succeeded or failed). */
   readonly runDue: Effect.Effect<number>
@@ -68,6 +95,26 @@ export interface JobsShape {
   readonly nextDueAt: Effect.Effect<Option.Option<Date>, SqlError.SqlError>
   /** Completes when a job was scheduled in this process since the last call. */
   readonly awaitScheduled: Effect.Effect<void>
+  /**
+   * The partner's pending jobs of registered kinds due by `until` (what a clock advance to `until` runs), soonest
+   * first (run_at, then id), after `after`; at most `limit`, each described.
+   */
+  readonly duePage: (query: {
+    readonly partnerId: string
+    readonly until: Date
+    readonly after?: DueKey | undefined
+    readonly limit: number
+  }) => Effect.Effect<ReadonlyArray<DescribedJob>, SqlError.SqlError>
+  /**
+   * When the partner's earliest pending job of `kind` whose payload field `field` is each of `values` runs
+   * (values without one are absent): how a rail tells when it answers an operation by itself.
+   */
+  readonly pendingRunAt: (
+    partnerId: string,
+    kind: string,
+    field: string,
+    values: ReadonlyArray<string>
+  ) => Effect.Effect<ReadonlyMap<string, Date>, SqlError.SqlError>
 }
 
 export class Jobs extends Context.Tag("Jobs")<Jobs, JobsShape>() {}
@@ -75,6 +122,7 @@ export class Jobs extends Context.Tag("Jobs")<Jobs, JobsShape>() {}
 interface Registered {
   readonly decode: (input: unknown) => Effect.Effect<unknown, ParseResult.ParseError>
   readonly handler: JobHandler<unknown>
+  readonly describe: (job: Job) => JobDescription | undefined
 }
 
 const columns = "id, kind, partner_id, customer_id, run_at, payload, status, attempts, last_error, created_at, updated_at"
@@ -150,11 +198,21 @@ export const layer = Layer.effect(
         return row
       }).pipe(Effect.withSpan("Jobs.schedule"))
 
-    const register = <A, I>(kind: string, payload: Schema.Schema<A, I>, handler: JobHandler<A>) =>
+    const register = <A, I>(kind: string, payload: Schema.Schema<A, I>, handler: JobHandler<A>, options?: RegisterOptions<A>) =>
       Ref.update(handlers, (current) => {
         if (current.has(kind)) throw new Error(`Jobs.register: a handler for "${kind}" is already registered`)
         const next = new Map(current)
-        next.set(kind, { decode: Schema.decodeUnknown(payload), handler: handler as JobHandler<unknown> })
+        const decodeSync = Schema.decodeUnknownOption(payload)
+        const describe = options?.describe
+        next.set(kind, {
+          decode: Schema.decodeUnknown(payload),
+          handler: handler as JobHandler<unknown>,
+          describe: (job) => {
+            if (describe === undefined) return undefined
+            const decoded = decodeSync(job.payload)
+            return Option.isSome(decoded) ? describe(decoded.value, job) : undefined
+          }
+        })
         return next
       })
 
@@ -238,13 +296,67 @@ export const layer = Layer.effect(
 
     const get = (id: string) => orDieOnRow(findJob(id))
 
+    const findDue = SqlSchema.findAll({
+      Request: Schema.Struct({
+        partnerId: Schema.String,
+        until: Schema.DateFromSelf,
+        kinds: Schema.Array(Schema.String),
+        afterAt: Schema.NullOr(Schema.DateFromSelf),
+        afterId: Schema.NullOr(Schema.String),
+        limit: Schema.Int
+      }),
+      Result: Job,
+      execute: (query) =>
+        sql`
+          SELECT ${sql.literal(columns)} FROM jobs
+          WHERE status = 'PENDING' AND partner_id = ${query.partnerId} AND run_at <= ${query.until}
+            AND kind IN ${sql.in(query.kinds)}
+            ${query.afterAt === null || query.afterId === null ? sql`` : sql`AND (run_at, id) > (${query.afterAt}, ${query.afterId}::uuid)`}
+          ORDER BY run_at, id LIMIT ${query.limit}`
+    })
+    const duePage: JobsShape["duePage"] = (query) =>
+      Effect.gen(function*() {
+        const registered = yield* Ref.get(handlers)
+        if (registered.size === 0) return []
+        const rows = yield* orDieOnRow(findDue({
+          partnerId: query.partnerId,
+          until: query.until,
+          kinds: [...registered.keys()],
+          afterAt: query.after?.at ?? null,
+          afterId: query.after?.id ?? null,
+          limit: query.limit
+        }))
+        return rows.map((job): DescribedJob => ({
+          job,
+          ...(registered.get(job.kind)?.describe(job) ?? { description: `${job.kind} job`, resourceId: null })
+        }))
+      })
+
+    const findRunAt = SqlSchema.findAll({
+      Request: Schema.Struct({ partnerId: Schema.String, kind: Schema.String, field: Schema.String, values: Schema.Array(Schema.String) }),
+      Result: Schema.Struct({ value: Schema.String, runAt: Schema.DateFromSelf }),
+      execute: ({ field, kind, partnerId, values }) =>
+        sql`
+          SELECT payload ->> ${field} AS value, min(run_at) AS run_at FROM jobs
+          WHERE status = 'PENDING' AND partner_id = ${partnerId} AND kind = ${kind}
+            AND payload ->> ${field} IN ${sql.in(values)}
+          GROUP BY 1`
+    })
+    const pendingRunAt: JobsShape["pendingRunAt"] = (partnerId, kind, field, values) =>
+      values.length === 0
+        ? Effect.succeed(new Map())
+        : Effect.map(orDieOnRow(findRunAt({ partnerId, kind, field, values })), (rows) =>
+          new Map(rows.map((row) => [row.value, row.runAt])))
+
     return Jobs.of({
       schedule,
       register,
       get,
       runDue,
       nextDueAt,
-      awaitScheduled: Effect.asVoid(Queue.take(scheduled))
+      awaitScheduled: Effect.asVoid(Queue.take(scheduled)),
+      duePage,
+      pendingRunAt
     })
   })
 )

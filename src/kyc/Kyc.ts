@@ -3,6 +3,7 @@ import { Context, Duration, Effect, Either, Layer, Option } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { Customers } from "../customers/Customers.js"
 import type { CustomerRow } from "../customers/CustomersRepo.js"
+import type { CreatedPageQuery } from "../db/Rows.js"
 import { Outbox } from "../events/Events.js"
 import { BadRequest, type CustomerForbidden, NotFound } from "../http/ApiError.js"
 import { Ids, isUuid } from "../ids/Ids.js"
@@ -86,6 +87,13 @@ export class Kyc extends Context.Tag("Kyc")<Kyc, {
   readonly satisfyReverification: (customerId: string, level: Level) => Effect.Effect<void>
   /** The status of the customer's newest submission of a tier (NOT_STARTED when none): for other modules' gates. */
   readonly tierStatus: (customerId: string, level: Level) => Effect.Effect<KycStatus>
+  /**
+   * The partner's tiers awaiting a decision (the newest record of a tier, PENDING or REVIEW), newest first by
+   * (createdAt, id), with the reason a record went to review.
+   */
+  readonly awaitingDecision: (
+    query: CreatedPageQuery
+  ) => Effect.Effect<ReadonlyArray<{ readonly record: KycRecord; readonly reviewReason: string | null }>>
 }>() {}
 
 export const layer = Layer.effect(
@@ -396,7 +404,14 @@ export const layer = Layer.effect(
         Effect.orDie
       )
 
+    const awaitingDecision = (query: CreatedPageQuery) =>
+      repo.awaitingDecision(query).pipe(
+        Effect.map((rows) => rows.map((row) => ({ record: toRecord(row), reviewReason: row.reviewReason }))),
+        Effect.orDie
+      )
+
     return Kyc.of({
+      awaitingDecision,
       submitTier1,
       submitTier2,
       decide,

@@ -1,7 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { DocumentContentType, DocumentType, KycItem, KycStatus, Reverification } from "./Api.js"
-import { orDieOnRow } from "../db/Rows.js"
+import { type CreatedPageQuery, orDieOnRow } from "../db/Rows.js"
 
 const RecordStatus = KycStatus.pipe(Schema.pickLiteral("PENDING", "REVIEW", "APPROVED", "REJECTED"))
 const DecidedBy = Schema.Literal("registry", "rail", "reviewer")
@@ -121,6 +121,25 @@ export const make = Effect.gen(function*() {
         WHERE id = ${decision.id}
         RETURNING ${records}`
   })
+  const awaitingDecision = SqlSchema.findAll({
+    Request: Schema.Struct({
+      partnerId: Schema.String,
+      customerId: Schema.NullOr(Schema.String),
+      beforeAt: Schema.NullOr(Schema.DateFromSelf),
+      beforeId: Schema.NullOr(Schema.String),
+      limit: Schema.Number
+    }),
+    Result: KycRecordRow,
+    execute: ({ beforeAt, beforeId, customerId, limit, partnerId }) =>
+      sql`
+        SELECT ${records} FROM kyc_records r
+        WHERE r.partner_id = ${partnerId} AND r.status IN ('PENDING', 'REVIEW')
+          ${customerId === null ? sql`` : sql`AND r.customer_id = ${customerId}`}
+          ${beforeAt === null || beforeId === null ? sql`` : sql`AND (r.created_at, r.id) < (${beforeAt}, ${beforeId}::uuid)`}
+          AND NOT EXISTS (
+            SELECT 1 FROM kyc_records n WHERE n.customer_id = r.customer_id AND n.level = r.level AND n.seq > r.seq)
+        ORDER BY r.created_at DESC, r.id DESC LIMIT ${limit}`
+  })
   const insertDocument = SqlSchema.single({
     Request: DocumentContentRow,
     Result: DocumentRow,
@@ -177,6 +196,15 @@ export const make = Effect.gen(function*() {
     /** A partner's record by id (not locked): where a rail's verdict finds its customer. */
     findPartnerRecord,
     findLockedRecord,
+    /** The partner's tiers awaiting a decision: each the newest record of its tier, PENDING or REVIEW; newest first. */
+    awaitingDecision: (query: CreatedPageQuery) =>
+      orDieOnRow(awaitingDecision({
+        partnerId: query.partnerId,
+        customerId: query.customerId ?? null,
+        beforeAt: query.before?.at ?? null,
+        beforeId: query.before?.id ?? null,
+        limit: query.limit
+      })),
     decideRecord: (decision: typeof decideRecord extends (request: infer I) => unknown ? I : never) =>
       orDieOnRow(decideRecord(decision)),
 

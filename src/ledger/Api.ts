@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import { Schema } from "effect"
 import { CustomerIdPath } from "../customers/Api.js"
 import { CustomerForbidden, InvalidCursor } from "../http/ApiError.js"
-import { PartnerAuth } from "../http/Auth.js"
+import { PartnerAuth, SandboxAuth } from "../http/Auth.js"
 import { Envelope, PageEnvelope } from "../http/Envelope.js"
 import { PageParams } from "../http/PageParams.js"
 import { AssetCode } from "../money/Money.js"
@@ -67,4 +67,50 @@ export class LedgerApi extends HttpApiGroup.make("ledger")
   )
   .middleware(PartnerAuth)
   .prefix("/partner/v1")
+{}
+
+/** One currency of a customer: `available` (what the public balance route shows) and `held` (reserved). */
+export const HeldBalanceEntry = Schema.Struct({
+  currency: Schema.String,
+  /** What the customer can spend: the public balance route's `balance`. */
+  available: Schema.Number,
+  /** Reserved for a withdrawal or send in flight; leaves when it completes, returns to available when it fails. */
+  held: Schema.Number
+})
+
+export const CustomerBalances = Schema.Struct({
+  customerId: Schema.UUID,
+  firstName: Schema.String,
+  lastName: Schema.String,
+  email: Schema.String,
+  country: Schema.String,
+  /** The customer's fiat currency (from `country`); always the first of `balances`. */
+  currency: Schema.String,
+  createdAt: Schema.Date,
+  balances: Schema.Array(HeldBalanceEntry)
+})
+export type CustomerBalances = typeof CustomerBalances.Type
+
+export const CustomerBalancesFilter = Schema.Struct({
+  ...PageParams,
+  customerId: Schema.optional(Schema.UUID.annotations({ message: () => "must be a customer id (uuid)" }))
+})
+
+/** Sandbox view of the ledger: every customer's money, held included (for the terminal UI and any client). */
+export class SandboxLedgerApi extends HttpApiGroup.make("sandboxLedger")
+  .add(
+    HttpApiEndpoint.get("balances", "/balances")
+      .annotateContext(OpenApi.annotations({
+        summary: "List customers' balances, held included",
+        description: "The calling partner's customers, newest first, as a cursor list (optionally one `customerId`), " +
+          "each with its balances per currency: `available` (what `GET .../customers/{id}/balance` shows) and " +
+          "`held` (reserved for a withdrawal or send in flight). The customer's fiat currency comes first (zeros " +
+          "before any money), then every other currency the customer has an account in."
+      }))
+      .setUrlParams(CustomerBalancesFilter)
+      .addSuccess(PageEnvelope(CustomerBalances))
+      .addError(InvalidCursor)
+  )
+  .middleware(SandboxAuth)
+  .prefix("/sandbox")
 {}

@@ -47,3 +47,9 @@ export const LedgerHttp = HttpApiBuilder.group(Api, "ledger", (handlers) =>
       .handle("balanceStream", ({ path }) =>
         Effect.flatMap(owned(path.customerId), (customer) => ServerSentEvents.response(balanceStream(customer))))
   }))
+
+/** Sandbox: the partner's customers with available and held per currency (`GET /sandbox/balances`). */
+export const SandboxLedgerHttp = HttpApiBuilder.group(Api, "sandboxLedger", (handlers) =>
+  Effect.map(LedgerReads, (reads) =>
+    handlers.handle("balances", ({ urlParams }) =>
+      Effect.flatMap(CurrentPartner, (partner) => reads.customerBalances(partner.id, urlParams)))))

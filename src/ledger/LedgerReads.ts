@@ -13,6 +13,25 @@ export interface BalanceEntry {
   readonly balance: number
 }
 
+/** One currency of a customer, available and held. */
+export interface HeldBalanceEntry {
+  readonly currency: string
+  readonly available: number
+  readonly held: number
+}
+
+/** A customer with every balance, held included (the sandbox's `GET /sandbox/balances`). */
+export interface CustomerBalancesView {
+  readonly customerId: string
+  readonly firstName: string
+  readonly lastName: string
+  readonly email: string
+  readonly country: string
+  readonly currency: string
+  readonly createdAt: Date
+  readonly balances: ReadonlyArray<HeldBalanceEntry>
+}
+
 export interface LedgerEntryView {
   readonly id: string
   readonly type: "CREDIT" | "DEBIT"
@@ -25,6 +44,19 @@ export interface LedgerEntryView {
   readonly resourceId: string
   readonly transactionId: string
   readonly createdAt: Date
+}
+
+/** A journal transaction with its entries, as the sandbox's event chain shows it. */
+export interface TransactionView {
+  readonly id: string
+  readonly eventId: string
+  readonly reason: string
+  readonly resourceType: string
+  readonly resourceId: string
+  readonly reference: string | null
+  readonly createdAt: Date
+  /** `account`: `available` or `held` for the customer's accounts, the house account's code otherwise; signed amounts. */
+  readonly entries: ReadonlyArray<{ readonly account: string; readonly currency: string; readonly amount: number }>
 }
 
 /** A customer's entry on an available account, with its transaction (balance_after is set on every such entry). */
@@ -59,6 +91,30 @@ export class LedgerReads extends Context.Tag("LedgerReads")<LedgerReads, {
     customer: CustomerRow,
     page: PageRequest & { readonly currency?: string | undefined }
   ) => Effect.Effect<Page<LedgerEntryView>, InvalidCursor>
+  /**
+   * The partner's customers, newest first (keyset on customers.seq, as the customer list), each with available and
+   * held per currency: the fiat currency first (zeros before any money), then every other currency with an
+   * account. One statement per page. A `customerId` (a uuid) narrows the list to that customer, if it is the
+   * partner's.
+   */
+  readonly customerBalances: (
+    partnerId: string,
+    page: PageRequest & { readonly customerId?: string | undefined }
+  ) => Effect.Effect<Page<CustomerBalancesView>, InvalidCursor>
+  /**
+   * The resource of the customer's transaction recorded with event `eventId`, if any. Looked up through the
+   * customer's accounts (journal rows have no index by event: this read is the sandbox's, not the hot path's).
+   */
+  readonly resourceOfEvent: (
+    customerId: string,
+    eventId: string
+  ) => Effect.Effect<{ readonly type: string; readonly id: string } | undefined>
+  /** Every transaction of the partner's resource, oldest first, with its entries (the sandbox's event chain). */
+  readonly resourceTransactions: (
+    partnerId: string,
+    resourceType: string,
+    resourceId: string
+  ) => Effect.Effect<ReadonlyArray<TransactionView>>
 }>() {}
 
 export const layer = Layer.effect(
@@ -164,6 +220,184 @@ export const layer = Layer.effect(
       )
     }
 
-    return LedgerReads.of({ balances, ownedBalances, entries })
+    /** One row per customer and currency (one row with a null currency for a customer without accounts). */
+    const CustomerBalanceRow = Schema.Struct({
+      seq: Schema.BigInt,
+      id: Schema.String,
+      firstName: Schema.String,
+      lastName: Schema.String,
+      email: Schema.String,
+      country: Schema.String,
+      fiat: Schema.String,
+      createdAt: Schema.DateFromSelf,
+      currency: Schema.NullOr(Schema.String),
+      available: Schema.NullOr(Schema.BigInt),
+      held: Schema.NullOr(Schema.BigInt)
+    })
+    type CustomerBalanceRow = typeof CustomerBalanceRow.Type
+    const customerBalancePage = SqlSchema.findAll({
+      Request: Schema.Struct({
+        partnerId: Schema.String,
+        customerId: Schema.UndefinedOr(Schema.String),
+        beforeSeq: Schema.UndefinedOr(Schema.String),
+        limit: Schema.Int
+      }),
+      Result: CustomerBalanceRow,
+      // The page of customers first (the customer list's keyset), then their accounts summed per currency.
+      execute: ({ beforeSeq, customerId, limit, partnerId }) =>
+        sql`
+          WITH page AS (
+            SELECT seq, id, first_name, last_name, email, country, currency, created_at
+            FROM customers
+            WHERE partner_id = ${partnerId}
+              ${customerId === undefined ? sql`` : sql`AND id = ${customerId}`}
+              ${beforeSeq === undefined ? sql`` : sql`AND seq < ${beforeSeq}`}
+            ORDER BY seq DESC LIMIT ${limit}
+          )
+          SELECT p.seq, p.id, p.first_name, p.last_name, p.email, p.country, p.currency AS fiat, p.created_at,
+                 b.currency, b.available::text AS available, b.held::text AS held
+          FROM page p LEFT JOIN LATERAL (
+            SELECT a.currency,
+                   coalesce(sum(a.balance) FILTER (WHERE a.kind = 'available'), 0) AS available,
+                   coalesce(sum(a.balance) FILTER (WHERE a.kind = 'held'), 0) AS held
+            FROM ledger_accounts a
+            WHERE a.customer_id = p.id AND a.kind IN ('available', 'held')
+            GROUP BY a.currency
+          ) b ON true
+          ORDER BY p.seq DESC, b.currency`
+    })
+
+    const asset = (currency: string) =>
+      isAsset(currency) ? Effect.succeed(currency) : Effect.dieMessage(`ledger: currency ${currency} is not an asset`)
+
+    /** Rows (ordered by customer, then currency) to one view per customer, in the same order. */
+    const toCustomerBalances = (rows: ReadonlyArray<CustomerBalanceRow>) =>
+      Effect.gen(function*() {
+        const views: Array<CustomerBalancesView & { readonly seq: bigint }> = []
+        let index = 0
+        while (index < rows.length) {
+          const first = rows[index]!
+          const fiat = yield* asset(first.fiat)
+          let own: HeldBalanceEntry = { currency: fiat, available: 0, held: 0 }
+          const others: Array<HeldBalanceEntry> = []
+          for (; index < rows.length && rows[index]!.id === first.id; index++) {
+            const row = rows[index]!
+            if (row.currency === null) continue
+            const currency = yield* asset(row.currency)
+            const entry = { currency, available: toNumber(currency, row.available ?? 0n), held: toNumber(currency, row.held ?? 0n) }
+            if (currency === fiat) own = entry
+            else others.push(entry)
+          }
+          views.push({
+            seq: first.seq,
+            customerId: first.id,
+            firstName: first.firstName,
+            lastName: first.lastName,
+            email: first.email,
+            country: first.country,
+            currency: fiat,
+            createdAt: first.createdAt,
+            balances: [own, ...others]
+          })
+        }
+        return views
+      })
+
+    const customerBalances = (partnerId: string, page: PageRequest & { readonly customerId?: string | undefined }) => {
+      const customerId = page.customerId?.toLowerCase()
+      // The route decodes a uuid; any other text names no customer (and would not cast to uuid in SQL).
+      if (customerId !== undefined && !isUuid(customerId)) return Effect.succeed({ items: [], nextCursor: null })
+      return paginate(
+        { list: "sandbox.balances", partnerId, filters: { customerId } },
+        page,
+        ({ beforeSeq, limit }) =>
+          customerBalancePage({ partnerId, customerId, beforeSeq, limit }).pipe(Effect.orDie, Effect.flatMap(toCustomerBalances)),
+        (view) => String(view.seq)
+      ).pipe(
+        Effect.map((result) => ({ items: result.items.map(({ seq: _, ...view }) => view), nextCursor: result.nextCursor })),
+        Effect.provideService(Cursors, cursors)
+      )
+    }
+
+    const findResourceOfEvent = SqlSchema.findAll({
+      Request: Schema.Struct({ customerId: Schema.String, eventId: Schema.String }),
+      Result: Schema.Struct({ resourceType: Schema.String, resourceId: Schema.String }),
+      execute: ({ customerId, eventId }) =>
+        sql`
+          SELECT t.resource_type, t.resource_id
+          FROM ledger_accounts a
+          JOIN ledger_entries e ON e.account_id = a.id
+          JOIN ledger_transactions t ON t.id = e.transaction_id
+          WHERE a.customer_id = ${customerId} AND t.event_id = ${eventId}
+          ORDER BY t.seq LIMIT 1`
+    })
+    const resourceOfEvent = (customerId: string, eventId: string) =>
+      findResourceOfEvent({ customerId, eventId }).pipe(
+        Effect.map((rows) => (rows[0] === undefined ? undefined : { type: rows[0].resourceType, id: rows[0].resourceId })),
+        Effect.orDie
+      )
+
+    const TransactionEntryRow = Schema.Struct({
+      transactionId: Schema.String,
+      eventId: Schema.String,
+      reason: Schema.String,
+      resourceType: Schema.String,
+      resourceId: Schema.String,
+      reference: Schema.NullOr(Schema.String),
+      createdAt: Schema.DateFromSelf,
+      kind: Schema.Literal("available", "held", "house"),
+      code: Schema.String,
+      currency: AssetCode,
+      amount: Schema.BigInt
+    })
+    const findResourceTransactions = SqlSchema.findAll({
+      Request: Schema.Struct({ partnerId: Schema.String, resourceType: Schema.String, resourceId: Schema.String }),
+      Result: TransactionEntryRow,
+      execute: ({ partnerId, resourceId, resourceType }) =>
+        sql`
+          SELECT t.id AS transaction_id, t.event_id, t.reason, t.resource_type, t.resource_id, t.reference, t.created_at,
+                 a.kind, a.code, e.currency, e.amount
+          FROM ledger_transactions t
+          JOIN ledger_entries e ON e.transaction_id = t.id
+          JOIN ledger_accounts a ON a.id = e.account_id
+          WHERE t.resource_type = ${resourceType} AND t.resource_id = ${resourceId} AND t.partner_id = ${partnerId}
+          ORDER BY t.seq, e.seq`
+    })
+    /** Signed amounts rendered like every other amount (`toNumber`); the customer's accounts by kind. */
+    const resourceTransactions = (partnerId: string, resourceType: string, resourceId: string) =>
+      findResourceTransactions({ partnerId, resourceType, resourceId }).pipe(
+        Effect.map((rows) => {
+          const byId = new Map<string, { view: TransactionView; entries: Array<TransactionView["entries"][number]> }>()
+          for (const row of rows) {
+            let found = byId.get(row.transactionId)
+            if (found === undefined) {
+              const entries: Array<TransactionView["entries"][number]> = []
+              found = {
+                entries,
+                view: {
+                  id: row.transactionId,
+                  eventId: row.eventId,
+                  reason: row.reason,
+                  resourceType: row.resourceType,
+                  resourceId: row.resourceId,
+                  reference: row.reference,
+                  createdAt: row.createdAt,
+                  entries
+                }
+              }
+              byId.set(row.transactionId, found)
+            }
+            found.entries.push({
+              account: row.kind === "house" ? row.code : row.kind,
+              currency: row.currency,
+              amount: toNumber(row.currency, row.amount)
+            })
+          }
+          return [...byId.values()].map((found) => found.view)
+        }),
+        Effect.orDie
+      )
+
+    return LedgerReads.of({ balances, ownedBalances, entries, customerBalances, resourceOfEvent, resourceTransactions })
   })
 )

@@ -244,8 +244,10 @@ export const httpBackend = async (options: HttpBackendOptions): Promise<Backend>
       const body = action.reason === "required" ? { ...action.body, reason } : action.body
       const response = await fetch(new URL(action.path, baseUrl), {
         method: action.method,
-        headers: { "x-api-key": options.apiKey, "content-type": "application/json" },
-        ...(body === null ? {} : { body: JSON.stringify(body) })
+        // A control that needs no input takes no body (and then no content type).
+        ...(body === null
+          ? { headers: { "x-api-key": options.apiKey } }
+          : { headers: { "x-api-key": options.apiKey, "content-type": "application/json" }, body: JSON.stringify(body) })
       }).catch((error: unknown) => {
         throw new BackendError(`cannot reach the service (${String(error)})`, "UNREACHABLE", undefined)
       })

@@ -86,8 +86,10 @@ export const reduce = (state: FeedState, action: FeedAction): FeedState => {
       if (state.follow) return { ...next, selected: last(next) }
       const terms = parseFilter(state.filter)
       const arrived = terms.length === 0 ? fresh.length : fresh.filter(matches(terms)).length
-      const shift = dropped === 0 ? 0 : state.events.slice(0, dropped).filter(matches(terms)).length
-      return { ...next, selected: Math.max(0, state.selected - shift), unseen: state.unseen + arrived }
+      // Paused: the selection stays on its event, wherever the new ones sort (an older one may arrive late).
+      const anchor = visible(state)[state.selected]
+      const at = anchor === undefined ? -1 : visible(next).indexOf(anchor)
+      return { ...next, selected: Math.max(0, at), unseen: state.unseen + arrived }
     }
     case "Move": {
       const selected = Math.max(0, Math.min(last(state), state.selected + action.by))

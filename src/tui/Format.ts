@@ -16,9 +16,9 @@ const units: ReadonlyArray<readonly [string, number]> = [["d", 86_400], ["h", 3_
 
 /** `1d 2h`, `15m`, `45s`: the two largest units. */
 export const durationText = (seconds: number): string => {
-  if (seconds <= 0) return "0s"
-  const parts: Array<string> = []
   let rest = Math.round(seconds)
+  if (!(rest > 0)) return "0s"
+  const parts: Array<string> = []
   for (const [unit, size] of units) {
     if (rest >= size) {
       parts.push(`${Math.floor(rest / size)}${unit}`)

@@ -1,9 +1,7 @@
-import { render } from "ink"
 import * as NodeFs from "node:fs"
 import { parseArgs } from "node:util"
 import { demoApiKey, fromMaster, parseKey, sandboxKeyPath } from "../crypto/Keys.js"
 import { type Backend, BackendError, followEvents, httpBackend, normaliseBaseUrl } from "./Backend.js"
-import { App } from "./ui/App.js"
 
 /**
  * `npm run tui [-- --url <base_url> --key <api key> --output json]`: the terminal UI, or with `--output json` the
@@ -112,6 +110,13 @@ const main = async () => {
   }
 
   if (!process.stdout.isTTY || !process.stdin.isTTY) return fail("the UI needs a terminal; use --output json to pipe the event feed")
+  // Ink draws nothing when it believes it runs in CI (CI, CONTINUOUS_INTEGRATION or CI_* set, read once when it
+  // loads): this process has a terminal, so it is interactive whatever the shell exported. Ink loads after this.
+  for (const name of Object.keys(process.env)) {
+    if (name === "CI" || name === "CONTINUOUS_INTEGRATION" || name.startsWith("CI_")) delete process.env[name]
+  }
+  const { render } = await import("ink")
+  const { App } = await import("./ui/App.js")
   // Full screen on the alternate buffer, restored on every way out.
   process.stdout.write("\x1b[?1049h\x1b[H")
   let restored = false
@@ -121,7 +126,10 @@ const main = async () => {
     process.stdout.write("\x1b[?1049l\x1b[?25h")
   }
   process.on("exit", restore)
-  const instance = render(<App backend={backend} partnerName={partnerName} />, { incrementalRendering: true, exitOnCtrlC: true })
+  // Ink's standard renderer: each frame is one write (erase + redraw) inside a synchronized update (DEC mode 2026)
+  // where the terminal supports it, so the screen never shows a half-drawn frame. Its incremental renderer (6.8)
+  // misplaces the cursor by one line when the frame ends with a newline, leaving stale lines behind.
+  const instance = render(<App backend={backend} partnerName={partnerName} />, { exitOnCtrlC: true })
   await instance.waitUntilExit()
   restore()
   process.exit(0)

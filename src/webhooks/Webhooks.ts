@@ -52,6 +52,16 @@ export class Webhooks extends Context.Tag("Webhooks")<Webhooks, {
   ) => Effect.Effect<Page<WebhookDelivery>, InvalidCursor>
   readonly delivery: (partnerId: string, id: string) => Effect.Effect<WebhookDeliveryDetail, WebhookDeliveryNotFound>
   readonly replay: (partnerId: string, id: string) => Effect.Effect<WebhookDelivery, WebhookDeliveryNotFound>
+  /**
+   * The partner's pending deliveries whose next attempt is due by `until` (what a clock advance to `until` sends),
+   * soonest first (next attempt, then event id), after `after`; with the event's customer.
+   */
+  readonly due: (query: {
+    readonly partnerId: string
+    readonly until: Date
+    readonly after?: { readonly at: Date; readonly id: string } | undefined
+    readonly limit: number
+  }) => Effect.Effect<ReadonlyArray<{ readonly delivery: WebhookDelivery; readonly customerId: string | null }>>
 }>() {}
 
 export const layer = Layer.effect(
@@ -152,6 +162,12 @@ export const layer = Layer.effect(
         return toDelivery(row.value)
       })
 
-    return Webhooks.of({ get, setUrl, rotateSecret, deliveries, delivery, replay })
+    const due: typeof Webhooks.Service["due"] = (query) =>
+      repo.due(query).pipe(
+        Effect.map((rows) => rows.map((row) => ({ delivery: toDelivery(row), customerId: row.customerId }))),
+        Effect.orDie
+      )
+
+    return Webhooks.of({ get, setUrl, rotateSecret, deliveries, delivery, replay, due })
   })
 )

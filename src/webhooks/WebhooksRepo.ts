@@ -226,6 +226,24 @@ export const make = Effect.gen(function*() {
           ${beforeSeq === undefined ? sql`` : sql`AND seq < ${beforeSeq}`}
         ORDER BY seq DESC LIMIT ${limit}`
   })
+  const DueDeliveryRow = Schema.Struct({ ...DeliveryRow.fields, customerId: Schema.NullOr(Schema.String) })
+  const due = SqlSchema.findAll({
+    Request: Schema.Struct({
+      partnerId: Schema.String,
+      until: Schema.DateFromSelf,
+      afterAt: Schema.NullOr(Schema.DateFromSelf),
+      afterId: Schema.NullOr(Schema.String),
+      limit: Schema.Int
+    }),
+    Result: DueDeliveryRow,
+    execute: ({ afterAt, afterId, limit, partnerId, until }) =>
+      sql`
+        SELECT ${sql.unsafe(deliveryColumns.split(",").map((c) => `d.${c.trim()}`).join(", "))}, e.customer_id
+        FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+        WHERE d.status = 'PENDING' AND d.partner_id = ${partnerId} AND d.next_attempt_at <= ${until}
+          ${afterAt === null || afterId === null ? sql`` : sql`AND (d.next_attempt_at, d.event_id) > (${afterAt}, ${afterId}::uuid)`}
+        ORDER BY d.next_attempt_at, d.event_id LIMIT ${limit}`
+  })
   const Owned = Schema.Struct({ partnerId: Schema.String, eventId: Schema.String })
   const findOwned = SqlSchema.findOne({
     Request: Owned,
@@ -291,6 +309,21 @@ export const make = Effect.gen(function*() {
       orDieOnRow(page({ partnerId, status, beforeSeq, limit })),
 
     findOwned: (partnerId: string, eventId: string) => orDieOnRow(findOwned({ partnerId, eventId })),
+
+    /** The partner's pending deliveries due by `until`, soonest first (next attempt, then event id), after `after`. */
+    due: (query: {
+      readonly partnerId: string
+      readonly until: Date
+      readonly after?: { readonly at: Date; readonly id: string } | undefined
+      readonly limit: number
+    }) =>
+      orDieOnRow(due({
+        partnerId: query.partnerId,
+        until: query.until,
+        afterAt: query.after?.at ?? null,
+        afterId: query.after?.id ?? null,
+        limit: query.limit
+      })),
 
     /** Back to PENDING, due now, with a fresh schedule; an attempt in flight loses its lease (its result is dropped). */
     replay: (partnerId: string, eventId: string, now: Date) => orDieOnRow(replay({ partnerId, eventId, now }))

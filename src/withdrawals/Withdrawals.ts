@@ -26,6 +26,7 @@ import {
 import { defaultWithdrawalFees, describeFee, type FeeSplit, minimumRequest, splitWithdrawal } from "./Fees.js"
 import * as WithdrawalsRepo from "./WithdrawalsRepo.js"
 import { isUuid } from "../ids/Ids.js"
+import type { CreatedPageQuery } from "../db/Rows.js"
 
 /**
  * Withdrawals to the customer's default bank account. Submitting reserves the requested amount (available -> held)
@@ -94,6 +95,8 @@ export class Withdrawals extends Context.Tag("Withdrawals")<Withdrawals, {
     withdrawalId: string,
     outcome: PayoutOutcome
   ) => Effect.Effect<Withdrawal, NotFound | WithdrawalStateConflict | CustomerBusy | BalanceLimitExceeded>
+  /** The partner's withdrawals still PROCESSING (waiting for the bank), newest first by (createdAt, id). */
+  readonly processing: (query: CreatedPageQuery) => Effect.Effect<ReadonlyArray<{ readonly customerId: string; readonly withdrawal: Withdrawal }>>
 }>() {}
 
 export const layer = Layer.effect(
@@ -300,7 +303,13 @@ export const layer = Layer.effect(
         return toWithdrawal(row.value)
       })
 
-    return Withdrawals.of({ quote, withdraw, list, get, settle })
+    const processing = (query: CreatedPageQuery) =>
+      repo.processing(query).pipe(
+        Effect.map((rows) => rows.map((row) => ({ customerId: row.customerId, withdrawal: toWithdrawal(row) }))),
+        Effect.orDie
+      )
+
+    return Withdrawals.of({ quote, withdraw, list, get, settle, processing })
   })
 )
 

@@ -2,7 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { FiatCurrency } from "../reference/Countries.js"
 import { WithdrawalStatus } from "./Api.js"
-import { orDieOnRow } from "../db/Rows.js"
+import { type CreatedPageQuery, orDieOnRow } from "../db/Rows.js"
 
 /** A row of `withdrawals`; the bank account's details are copied at submission. `seq` orders the list (keyset cursor). */
 export const WithdrawalRow = Schema.Struct({
@@ -77,6 +77,23 @@ export const make = Effect.gen(function*() {
         WHERE customer_id = ${customerId} ${beforeSeq === undefined ? sql`` : sql`AND seq < ${beforeSeq}`}
         ORDER BY seq DESC LIMIT ${limit}`
   })
+  const processing = SqlSchema.findAll({
+    Request: Schema.Struct({
+      partnerId: Schema.String,
+      customerId: Schema.NullOr(Schema.String),
+      beforeAt: Schema.NullOr(Schema.DateFromSelf),
+      beforeId: Schema.NullOr(Schema.String),
+      limit: Schema.Number
+    }),
+    Result: WithdrawalRow,
+    execute: ({ beforeAt, beforeId, customerId, limit, partnerId }) =>
+      sql`
+        SELECT * FROM withdrawals
+        WHERE partner_id = ${partnerId} AND status = 'PROCESSING'
+          ${customerId === null ? sql`` : sql`AND customer_id = ${customerId}`}
+          ${beforeAt === null || beforeId === null ? sql`` : sql`AND (created_at, id) < (${beforeAt}, ${beforeId}::uuid)`}
+        ORDER BY created_at DESC, id DESC LIMIT ${limit}`
+  })
   return {
     insert: (row: NewWithdrawalRow) => orDieOnRow(insert(row)),
     find: (customerId: string, id: string) => orDieOnRow(find({ customerId, id })),
@@ -85,6 +102,15 @@ export const make = Effect.gen(function*() {
     lock: (id: string) => orDieOnRow(lock(id)),
     setStatus: (id: string, status: WithdrawalStatus, failureReason: string | null, at: Date) =>
       orDieOnRow(setStatus({ id, status, failureReason, at })),
-    page: (customerId: string, beforeSeq: string | undefined, limit: number) => orDieOnRow(page({ customerId, beforeSeq, limit }))
+    page: (customerId: string, beforeSeq: string | undefined, limit: number) => orDieOnRow(page({ customerId, beforeSeq, limit })),
+    /** The partner's withdrawals the bank has not answered yet (PROCESSING), newest first by (created_at, id). */
+    processing: (query: CreatedPageQuery) =>
+      orDieOnRow(processing({
+        partnerId: query.partnerId,
+        customerId: query.customerId ?? null,
+        beforeAt: query.before?.at ?? null,
+        beforeId: query.before?.id ?? null,
+        limit: query.limit
+      }))
   }
 })

@@ -40,21 +40,28 @@ const useTerminalSize = () => {
   return size
 }
 
-const HelpScreen = (props: { readonly height: number }) => {
+/** The global keys and the active pane's first (the whole table does not fit 24 rows), then the other panes'. */
+const HelpScreen = (props: { readonly height: number; readonly pane: PaneName }) => {
   const rows: Array<[string, string, string]> = [
     ...globalKeys.map((key): [string, string, string] => ["Global", key.keys, key.action]),
-    ...paneNames.flatMap((pane) => paneKeys[pane].map((key): [string, string, string] => [pane, key.keys, key.action]))
+    ...[props.pane, ...paneNames.filter((pane) => pane !== props.pane)]
+      .flatMap((pane) => paneKeys[pane].map((key): [string, string, string] => [pane, key.keys, key.action]))
   ]
+  const room = Math.max(0, props.height - 1)
+  const shown = rows.length <= room ? rows : rows.slice(0, Math.max(0, room - 1))
   return (
     <Box flexDirection="column" height={props.height}>
       <Text bold color="cyan">Keys (any key closes this help; docs/tui.md has the same table)</Text>
-      {rows.slice(0, Math.max(0, props.height - 1)).map(([pane, keys, action], index) => (
+      {shown.map(([pane, keys, action], index) => (
         <Text key={index} wrap="truncate">
           <Text dimColor>{pane.padEnd(10)}</Text>
           <Text bold>{keys.padEnd(16)}</Text>
           {action}
         </Text>
       ))}
+      {shown.length < rows.length && room > 0
+        ? <Text dimColor wrap="truncate">{`… ${rows.length - shown.length} more keys of other panes: press ? in them, or see docs/tui.md`}</Text>
+        : null}
     </Box>
   )
 }
@@ -129,7 +136,7 @@ export const App = (props: { readonly backend: Backend; readonly partnerName: st
   }), [backend, now, refresh, bump])
 
   useInput((input, key) => {
-    if (help) return setHelp(false)
+    if (help) setHelp(false)
     if (details !== undefined) {
       if (input === "q") app.exit()
       return
@@ -166,7 +173,7 @@ export const App = (props: { readonly backend: Backend; readonly partnerName: st
         </Text>
         <Box flexDirection="column" height={bodyHeight}>
           {help
-            ? <HelpScreen height={bodyHeight} />
+            ? <HelpScreen height={bodyHeight} pane={pane} />
             : details !== undefined
             ? <Details eventId={details} width={width} height={bodyHeight} onClose={() => setDetails(undefined)} />
             : pane === "Events"

@@ -2,7 +2,7 @@ import { Box, Text, useInput } from "ink"
 import { useCallback, useState } from "react"
 import type { DueItem } from "../../sandbox/InspectApi.js"
 import { cell, clockText, durationText, parseDuration, relativeText, shortId } from "../Format.js"
-import { List, useLoad } from "./Common.js"
+import { List, useKeyState, useLoad } from "./Common.js"
 import { useUi } from "./Context.js"
 
 export const presets: ReadonlyArray<number> = [60, 300, 900, 3_600, 21_600, 86_400, 604_800]
@@ -18,13 +18,14 @@ export const ClockPane = (props: {
   readonly onAdvanced: () => void
 }) => {
   const ui = useUi()
-  const [seconds, setSeconds] = useState(3_600)
+  const [seconds, setSeconds, secondsRef] = useKeyState(3_600)
   const [busy, setBusy] = useState(false)
   const load = useCallback(() => ui.backend.due(seconds), [ui.backend, seconds])
   const due = useLoad(load, ui.refresh)
   const items = due.data ?? []
   useInput((input, key) => {
     if (busy) return
+    const seconds = secondsRef.current
     if (key.leftArrow || key.rightArrow) {
       const index = presets.findIndex((preset) => preset >= seconds)
       const at = index === -1 ? presets.length : index

@@ -38,8 +38,9 @@ export const moveSelection = (
   page: number
 ): number | undefined => {
   const last = Math.max(0, total - 1)
-  if (key.upArrow || input === "k") return Math.max(0, selected - 1)
-  if (key.downArrow || input === "j") return Math.min(last, selected + 1)
+  // A fast typist's or a held key's repeats can arrive as one chunk ("kkk"): each one moves.
+  if (key.upArrow || /^k+$/.test(input)) return Math.max(0, selected - Math.max(1, input.length * Number(!key.upArrow)))
+  if (key.downArrow || /^j+$/.test(input)) return Math.min(last, selected + Math.max(1, input.length * Number(!key.downArrow)))
   if (key.pageUp) return Math.max(0, selected - page)
   if (key.pageDown) return Math.min(last, selected + page)
   if (key.home) return 0
@@ -90,14 +91,21 @@ export const Prompt = (props: {
   readonly onSubmit: (value: string) => void
   readonly onCancel: () => void
 }) => {
-  const [value, setValue] = useState(props.initial)
+  const [value, setState] = useState(props.initial)
+  // The text is also kept in a ref: keys that arrive in one burst (a paste, then Enter) run before React renders
+  // again, and Enter must submit what was typed, not the text of the last render.
+  const current = useRef(props.initial)
+  const setValue = (next: string) => {
+    current.current = next
+    setState(next)
+  }
   useInput((input, key) => {
     if (key.escape) return props.onCancel()
-    if (key.return) return props.onSubmit(value)
-    if (key.backspace || key.delete) return setValue((text) => text.slice(0, -1))
+    if (key.return) return props.onSubmit(current.current)
+    if (key.backspace || key.delete) return setValue(current.current.slice(0, -1))
     if (key.ctrl && input === "u") return setValue("")
     if (key.ctrl || key.meta || key.tab || key.upArrow || key.downArrow || key.leftArrow || key.rightArrow) return
-    if (input !== "") setValue((text) => text + input.replace(/[\r\n]/g, ""))
+    if (input !== "") setValue(current.current + input.replace(/[\r\n]/g, ""))
   })
   return (
     <Text>
@@ -107,4 +115,18 @@ export const Prompt = (props: {
       <Text dimColor>  Enter to submit · Esc to cancel</Text>
     </Text>
   )
+}
+
+/**
+ * State whose latest value key handlers read from a ref: keys that arrive in one burst (↓ then Enter) run before
+ * React renders again, and each must see what the previous one did (Enter runs the action ↓ selected).
+ */
+export const useKeyState = <A,>(initial: A) => {
+  const [value, setValue] = useState(initial)
+  const ref = useRef(initial)
+  const set = useCallback((next: A | ((previous: A) => A)) => {
+    ref.current = typeof next === "function" ? (next as (previous: A) => A)(ref.current) : next
+    setValue(ref.current)
+  }, [])
+  return [value, set, ref] as const
 }

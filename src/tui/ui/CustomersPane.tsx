@@ -1,8 +1,8 @@
 import { Box, Text, useInput } from "ink"
-import { useCallback, useState } from "react"
+import { useCallback } from "react"
 import type { CustomerBalances } from "../Backend.js"
 import { cell, shortId } from "../Format.js"
-import { List, moveSelection, useLoad } from "./Common.js"
+import { List, moveSelection, useKeyState, useLoad } from "./Common.js"
 import { useUi } from "./Context.js"
 
 export const balancesText = (customer: CustomerBalances) =>
@@ -20,15 +20,15 @@ export const CustomersPane = (props: {
   const ui = useUi()
   const load = useCallback(() => ui.backend.balances(), [ui.backend])
   const { data, error, reload } = useLoad(load, ui.refresh)
-  const [selected, setSelected] = useState(0)
+  const [selected, setSelected, selectedRef] = useKeyState(0)
   const customers = data ?? []
   const listHeight = Math.max(1, props.height - 2)
   useInput((input, key) => {
-    const moved = moveSelection(input, key, selected, customers.length, listHeight)
+    const moved = moveSelection(input, key, selectedRef.current, customers.length, listHeight)
     if (moved !== undefined) return setSelected(moved)
     if (input === "R") return reload()
     if (key.return) {
-      const customer = customers[selected]
+      const customer = customers[selectedRef.current]
       if (customer !== undefined) props.onShowEvents(customer.customerId)
     }
   }, { isActive: props.active })

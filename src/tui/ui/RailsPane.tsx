@@ -1,9 +1,9 @@
 import { Box, Text, useInput } from "ink"
-import { useCallback, useState } from "react"
+import { useCallback } from "react"
 import type { RailPolicyView } from "../../rails/Api.js"
 import type { OperationAction, PendingOperation } from "../../sandbox/InspectApi.js"
 import { cell, durationText, relativeText, shortId } from "../Format.js"
-import { List, moveSelection, useLoad } from "./Common.js"
+import { List, moveSelection, useKeyState, useLoad } from "./Common.js"
 import { useUi } from "./Context.js"
 
 export const operationLine = (operation: PendingOperation, now: Date) =>
@@ -29,15 +29,14 @@ export const RailsPane = (props: { readonly active: boolean; readonly width: num
   const loadRails = useCallback(() => ui.backend.rails(), [ui.backend])
   const operations = useLoad(loadOperations, ui.refresh)
   const rails = useLoad(loadRails, ui.refresh)
-  const [focus, setFocus] = useState<"operations" | "policies">("operations")
-  const [selected, setSelected] = useState(0)
-  const [policy, setPolicy] = useState(0)
-  const [menu, setMenu] = useState<{ readonly operation: PendingOperation; readonly index: number } | undefined>(undefined)
+  const [focus, setFocus, focusRef] = useKeyState<"operations" | "policies">("operations")
+  const [selected, setSelected, selectedRef] = useKeyState(0)
+  const [policy, setPolicy, policyRef] = useKeyState(0)
+  const [menu, setMenu, menuRef] = useKeyState<{ readonly operation: PendingOperation; readonly index: number } | undefined>(undefined)
   const items = operations.data ?? []
   const policies = rails.data ?? []
   const policyHeight = 4
   const listHeight = Math.max(1, props.height - policyHeight - 4 - (menu === undefined ? 0 : menu.operation.actions.length + 1))
-  const current = items[Math.min(selected, items.length - 1)]
 
   const run = (operation: PendingOperation, action: OperationAction, reason?: string) => {
     const what = `${action.name} ${operation.kind} ${shortId(operation.id)}`
@@ -72,6 +71,7 @@ export const RailsPane = (props: { readonly active: boolean; readonly width: num
   }
 
   useInput((input, key) => {
+    const menu = menuRef.current
     if (menu !== undefined) {
       if (key.escape) return setMenu(undefined)
       const moved = moveSelection(input, key, menu.index, menu.operation.actions.length, menu.operation.actions.length)
@@ -82,10 +82,10 @@ export const RailsPane = (props: { readonly active: boolean; readonly width: num
     }
     if (input === "R") return void (operations.reload(), rails.reload())
     if (input === "p") return setFocus((now) => (now === "operations" ? "policies" : "operations"))
-    if (focus === "policies") {
-      const moved = moveSelection(input, key, policy, policies.length, policyHeight)
+    if (focusRef.current === "policies") {
+      const moved = moveSelection(input, key, policyRef.current, policies.length, policyHeight)
       if (moved !== undefined) return setPolicy(moved)
-      const rail = policies[policy]
+      const rail = policies[policyRef.current]
       if (rail === undefined) return
       if (input === "m") return change(rail, { mode: rail.mode === "auto" ? "manual" : "auto" })
       if (input === "o") return change(rail, { outcome: rail.outcome === "success" ? "failure" : "success" })
@@ -98,8 +98,9 @@ export const RailsPane = (props: { readonly active: boolean; readonly width: num
       }
       return
     }
-    const moved = moveSelection(input, key, selected, items.length, listHeight)
+    const moved = moveSelection(input, key, selectedRef.current, items.length, listHeight)
     if (moved !== undefined) return setSelected(moved)
+    const current = items[Math.min(selectedRef.current, items.length - 1)]
     if (key.return && current !== undefined) {
       if (current.actions.length === 0) return ui.say(`${current.kind} ${shortId(current.id)}: no action available`)
       setMenu({ operation: current, index: 0 })
@@ -128,7 +129,7 @@ export const RailsPane = (props: { readonly active: boolean; readonly width: num
           <Text color="cyan" wrap="truncate">{`Actions for ${menu.operation.kind} ${menu.operation.id} (Enter runs, Esc closes):`}</Text>
           {menu.operation.actions.map((action, index) => (
             <Text key={action.name} inverse={index === menu.index} wrap="truncate">
-              {`  ${cell(action.label, 24)}  ${action.method} ${action.path}${action.reason === "required" ? "  (asks a reason)" : ""}`}
+              {`  ${cell(action.label, 24)}  ${cell(action.reason === "required" ? "(asks a reason)" : "", 15)}  ${action.method} ${action.path}`}
             </Text>
           ))}
         </Box>

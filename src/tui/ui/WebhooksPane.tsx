@@ -2,7 +2,7 @@ import { Box, Text, useInput } from "ink"
 import { useCallback, useState } from "react"
 import type { WebhookDelivery } from "../../webhooks/Api.js"
 import { cell, relativeText, shortId } from "../Format.js"
-import { List, moveSelection, useLoad } from "./Common.js"
+import { List, moveSelection, useKeyState, useLoad } from "./Common.js"
 import { useUi } from "./Context.js"
 
 const statusFilters = [undefined, "PENDING", "DELIVERED", "DEAD"] as const
@@ -25,20 +25,20 @@ export const WebhooksPane = (props: { readonly active: boolean; readonly width: 
   const ui = useUi()
   const load = useCallback(() => ui.backend.deliveries(), [ui.backend])
   const { data, error, reload } = useLoad(load, ui.refresh)
-  const [selected, setSelected] = useState(0)
+  const [selected, setSelected, selectedRef] = useKeyState(0)
   const [filter, setFilter] = useState(0)
   const status = statusFilters[filter]
   const deliveries = (data ?? []).filter((delivery) => status === undefined || delivery.status === status)
   const listHeight = Math.max(1, props.height - 2)
-  const current = deliveries[Math.min(selected, deliveries.length - 1)]
   useInput((input, key) => {
-    const moved = moveSelection(input, key, selected, deliveries.length, listHeight)
+    const moved = moveSelection(input, key, selectedRef.current, deliveries.length, listHeight)
     if (moved !== undefined) return setSelected(moved)
     if (input === "R") return reload()
     if (input === "s") {
       setSelected(0)
       return setFilter((index) => (index + 1) % statusFilters.length)
     }
+    const current = deliveries[Math.min(selectedRef.current, deliveries.length - 1)]
     if (current === undefined) return
     if (input === "r") {
       ui.backend.replay(current.id).then(

@@ -1,0 +1,83 @@
+import { Context, Effect, Layer, Ref } from "effect"
+import type { CreatedPageQuery } from "../db/Rows.js"
+import type { RailName } from "../rails/RailPolicy.js"
+import type { OperationAction, PendingOperation } from "./InspectApi.js"
+
+/**
+ * The registry behind `GET /sandbox/operations`: every operation a rail has started and not finished, whatever
+ * the rail. Each rail contributes one source per kind of operation (simulators/*: the rail knows which domain
+ * records wait for it, which job answers them and which sandbox controls settle them), registered while layers
+ * are built, like a job handler. Adding a flow's operations is one `register` call; see docs/sandbox-inspect.md.
+ *
+ * Order: newest first by `(createdAt, id)`. Ids are uuids from one generator, unique across tables, so the pair
+ * orders rows of every source in one sequence, and a page is a keyset page of each source merged.
+ */
+export interface OperationSource {
+  /** `PendingOperation.kind` of its rows: `withdrawal`, `funding_charge`, `kyc_review`, ... */
+  readonly kind: string
+  readonly rail: RailName
+  /**
+   * The partner's pending rows of this kind (of one customer when `customerId` is set), newest first by
+   * `(createdAt, id)`, strictly before `before`, at most `limit`.
+   */
+  readonly pending: (query: CreatedPageQuery) => Effect.Effect<ReadonlyArray<PendingOperation>>
+}
+
+export interface OperationsQuery extends CreatedPageQuery {
+  readonly rail?: RailName | undefined
+}
+
+export class PendingOperations extends Context.Tag("PendingOperations")<PendingOperations, {
+  /** Adds a source; called while layers are built. One source per kind. */
+  readonly register: (source: OperationSource) => Effect.Effect<void>
+  /** Every source's rows (of `rail` when set) merged: newest first by (createdAt, id), at most `limit`. */
+  readonly page: (query: OperationsQuery) => Effect.Effect<ReadonlyArray<PendingOperation>>
+}>() {}
+
+/** Newest first: later `createdAt` first, then the greater id (uuid text order is the database's uuid order). */
+export const newestFirst = (a: PendingOperation, b: PendingOperation): number =>
+  b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)
+
+export const layer = Layer.effect(
+  PendingOperations,
+  Effect.gen(function*() {
+    const sources = yield* Ref.make<ReadonlyArray<OperationSource>>([])
+    const register = (source: OperationSource) =>
+      Ref.update(sources, (current) => {
+        if (current.some((s) => s.kind === source.kind)) {
+          throw new Error(`PendingOperations.register: a source of "${source.kind}" is already registered`)
+        }
+        return [...current, source]
+      })
+    const page = (query: OperationsQuery) =>
+      Effect.gen(function*() {
+        const selected = (yield* Ref.get(sources)).filter((source) => query.rail === undefined || source.rail === query.rail)
+        const { rail: _rail, ...keyset } = query
+        const rows = yield* Effect.forEach(selected, (source) => source.pending(keyset), { concurrency: 1 })
+        return rows.flat().sort(newestFirst).slice(0, query.limit)
+      })
+    return PendingOperations.of({ register, page })
+  })
+)
+
+/** The sandbox path of a control (`/api/v1/sandbox/...`), for `OperationAction.path`. */
+export const sandboxPath = (path: string) => `/api/v1/sandbox${path}`
+
+/**
+ * `POST /api/v1/sandbox<path>`. `body` null: the control takes no payload (a client may send none, or a JSON
+ * content type with no body). A control whose payload has only optional fields gets `{}`: it needs a JSON object
+ * when a JSON content type is sent (only a request with neither body nor content type reads as `{}`).
+ */
+export const postAction = (
+  name: string,
+  label: string,
+  path: string,
+  options: { readonly reason?: "none" | "required"; readonly body?: Record<string, unknown> | null } = {}
+): OperationAction => ({
+  name,
+  label,
+  method: "POST",
+  path: sandboxPath(path),
+  body: options.body ?? null,
+  reason: options.reason ?? "none"
+})
