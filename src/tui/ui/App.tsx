@@ -136,7 +136,7 @@ export const App = (props: { readonly backend: Backend; readonly partnerName: st
   }), [backend, now, refresh, bump])
 
   useInput((input, key) => {
-    if (help) setHelp(false)
+    if (help) return setHelp(false)
     if (details !== undefined) {
       if (input === "q") app.exit()
       return
