@@ -27,13 +27,35 @@ export const defaultPolicy = (rail: RailName): RailPolicy => ({
   updatedAt: null
 })
 
+/**
+ * What a rail cannot do, as a refusal naming the field: the exchange fills an order while the execute request waits
+ * (its fill is the execution's answer), so it has no manual mode and no delay. Its `outcome: failure` makes
+ * executions fail (docs/sandbox-rails.md "Exchange rail").
+ */
+export const policyProblem = (
+  rail: RailName,
+  policy: SetRailPolicy
+): { readonly field: "mode" | "delaySeconds"; readonly message: string } | undefined => {
+  if (rail !== "exchange") return undefined
+  if (policy.mode === "manual") {
+    return { field: "mode", message: "must be auto (the exchange fills at once: use outcome failure to make executions fail)" }
+  }
+  if (policy.delaySeconds !== undefined && policy.delaySeconds !== 0) {
+    return { field: "delaySeconds", message: "must be 0 or omitted (the exchange fills at once, with no delay)" }
+  }
+  return undefined
+}
+
 /** The cache topic of policies, invalidated per partner by `set`. */
 export const cacheTopic = "rail-policies"
 
 export class RailPolicies extends Context.Tag("RailPolicies")<RailPolicies, {
   readonly policyFor: (partnerId: string, rail: RailName) => Effect.Effect<RailPolicy>
   readonly list: (partnerId: string) => Effect.Effect<ReadonlyArray<RailPolicy>>
-  /** Replaces the policy: an omitted `outcome` is success, an omitted `delaySeconds` the rail's default. */
+  /**
+   * Replaces the policy: an omitted `outcome` is success, an omitted `delaySeconds` the rail's default. A policy
+   * the rail cannot follow (`policyProblem`) is a defect: callers check it first.
+   */
   readonly set: (partnerId: string, rail: RailName, policy: SetRailPolicy) => Effect.Effect<RailPolicy>
 }>() {}
 
@@ -92,6 +114,10 @@ export const layer = Layer.effect(
 
     const set = (partnerId: string, rail: RailName, policy: SetRailPolicy) =>
       Effect.gen(function*() {
+        const problem = policyProblem(rail, policy)
+        if (problem !== undefined) {
+          return yield* Effect.die(new Error(`RailPolicies.set: ${rail} ${problem.field}: ${problem.message}`))
+        }
         const delaySeconds = policy.delaySeconds ?? defaultDelaySeconds[rail]
         if (!Number.isInteger(delaySeconds) || delaySeconds < 0 || delaySeconds > delaySecondsMax) {
           return yield* Effect.die(new Error(`RailPolicies.set: delaySeconds out of range: ${delaySeconds}`))

@@ -3,6 +3,9 @@ import * as BankSimulator from "./bank/BankSimulator.js"
 import { SandboxEftHttp } from "./bank/EftHttp.js"
 import { SandboxWithdrawalsHttp } from "./bank/SandboxWithdrawalsHttp.js"
 import * as ChainSimulator from "./chain/ChainSimulator.js"
+import * as ExchangeSimulator from "./exchange/ExchangeSimulator.js"
+import * as ExchangePrices from "./exchange/Prices.js"
+import { SandboxRatesHttp } from "./exchange/RatesHttp.js"
 import * as BankOperations from "./bank/Operations.js"
 import * as IdentitySimulator from "./identity/IdentitySimulator.js"
 import * as IdentityOperations from "./identity/Operations.js"
@@ -15,11 +18,18 @@ import { SandboxFundingHttp } from "./SandboxFundingHttp.js"
  * calls them), their outcome jobs (built after it: they call its settlement entry points) and the sandbox
  * controls that drive them over HTTP.
  */
-export const policiesLayer = RailPolicies.layer
+/**
+ * The stores the sandbox controls read and write, wired in every mode (the controls are served in sandbox mode
+ * only): the rail policies and the simulated exchange's prices.
+ */
+export const policiesLayer = Layer.mergeAll(RailPolicies.layer, ExchangePrices.layer)
 
-export const railsLayer = Layer.mergeAll(BankSimulator.layer, ChainSimulator.layer, IdentitySimulator.layer).pipe(
-  Layer.provideMerge(policiesLayer)
-)
+export const railsLayer = Layer.mergeAll(
+  BankSimulator.layer,
+  ChainSimulator.layer,
+  IdentitySimulator.layer,
+  ExchangeSimulator.layer
+).pipe(Layer.provideMerge(policiesLayer))
 
 /**
  * Each rail's pending operations, for `GET /sandbox/operations` (src/sandbox/Operations.ts). A flow that starts
@@ -30,4 +40,10 @@ export const operationsLayer = Layer.mergeAll(BankOperations.operationsLayer, Id
 export const outcomesLayer = Layer.mergeAll(BankSimulator.outcomesLayer, IdentitySimulator.outcomesLayer, operationsLayer)
 
 /** Handlers of the rails' sandbox control groups. */
-export const controlsLayer = Layer.mergeAll(SandboxRailsHttp, SandboxFundingHttp, SandboxEftHttp, SandboxWithdrawalsHttp)
+export const controlsLayer = Layer.mergeAll(
+  SandboxRailsHttp,
+  SandboxFundingHttp,
+  SandboxEftHttp,
+  SandboxWithdrawalsHttp,
+  SandboxRatesHttp
+)

@@ -10,6 +10,7 @@ import { SandboxInspectApi } from "./sandbox/InspectApi.js"
 import { WebhooksApi } from "./webhooks/Api.js"
 import { BankAccountsApi } from "./bankaccounts/Api.js"
 import { describeErrors } from "./http/ApiError.js"
+import { SandboxRatesApi, TradingApi } from "./trading/Api.js"
 import { SandboxWithdrawalsApi, WithdrawalsApi } from "./withdrawals/Api.js"
 
 const description = [
@@ -75,6 +76,7 @@ const base = HttpApi.make("api")
   .add(WebhooksApi)
   .add(BankAccountsApi)
   .add(WithdrawalsApi)
+  .add(TradingApi)
   .annotate(OpenApi.Title, "Partner Money Movement Service")
   .annotate(OpenApi.Description, description)
   .annotate(OpenApi.Servers, [{ url: "/", description: "The origin that serves this document (every path starts with /api/v1)" }])
@@ -91,6 +93,7 @@ export class Api extends base
   .add(SandboxWithdrawalsApi)
   .add(SandboxLedgerApi)
   .add(SandboxInspectApi)
+  .add(SandboxRatesApi)
   .prefix("/api/v1")
 {}
 

@@ -35,6 +35,8 @@ import * as Idempotency from "./ledger/Idempotency.js"
 import * as Ledger from "./ledger/Ledger.js"
 import * as LedgerReads from "./ledger/LedgerReads.js"
 import { SandboxHttp, SandboxPartnersHttp } from "./sandbox/Http.js"
+import { TradingHttp } from "./trading/Http.js"
+import * as Trading from "./trading/Trading.js"
 import { SandboxInspectHttp } from "./sandbox/InspectHttp.js"
 import * as PendingOperations from "./sandbox/Operations.js"
 import { WebhooksHttp } from "./webhooks/Http.js"
@@ -92,7 +94,7 @@ export const makeServicesLayer = (database: DatabaseLayer, ids: Layer.Layer<Ids.
     Jobs.daemonLayer,
     WebhookSender.layer
   ).pipe(Layer.provideMerge(rails))
-  const tier2 = Layer.mergeAll(Kyc.layer.pipe(Layer.provideMerge(KycDocuments.layer)), LedgerReads.layer, Webhooks.layer, WebhookDispatcher.layer, Withdrawals.moduleLayer).pipe(Layer.provideMerge(tier1))
+  const tier2 = Layer.mergeAll(Kyc.layer.pipe(Layer.provideMerge(KycDocuments.layer)), LedgerReads.layer, Webhooks.layer, WebhookDispatcher.layer, Withdrawals.moduleLayer, Trading.layer).pipe(Layer.provideMerge(tier1))
   // Funding gates an NGN virtual account on KYC Tier 1 (Kyc.tierStatus).
   const tier3 = Funding.layer.pipe(Layer.provideMerge(tier2))
   // The rails' answers call the domain's settlement entry points, so they come last.
@@ -100,7 +102,7 @@ export const makeServicesLayer = (database: DatabaseLayer, ids: Layer.Layer<Ids.
 }
 
 /** Handlers of the partner-facing groups (served in both modes). */
-const partnerGroups = Layer.mergeAll(HealthHttp, CustomersHttp, LedgerHttp, FundingHttp, KycHttp, WebhooksHttp, BankAccountsHttp, WithdrawalsHttp)
+const partnerGroups = Layer.mergeAll(HealthHttp, CustomersHttp, LedgerHttp, FundingHttp, KycHttp, WebhooksHttp, BankAccountsHttp, WithdrawalsHttp, TradingHttp)
 
 /** Handlers of the sandbox control groups (sandbox mode only). */
 const sandboxGroups = Layer.mergeAll(SandboxHttp, SandboxPartnersHttp, SandboxKycHttp, SandboxLedgerHttp, SandboxInspectHttp, Simulators.controlsLayer)

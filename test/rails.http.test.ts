@@ -11,7 +11,7 @@ beforeAll(async () => {
 afterAll(() => app?.close())
 
 describe("sandbox rail policies", () => {
-  it("lists the four rails with their documented defaults", async () => {
+  it("lists the five rails with their documented defaults", async () => {
     const { apiKey } = await app.newPartner()
     const reply = await app.request("GET", "/sandbox/rails", { apiKey })
     expect(reply.status).toBe(200)
@@ -19,7 +19,8 @@ describe("sandbox rail policies", () => {
       { rail: "bank", mode: "auto", outcome: "success", delaySeconds: 60, isDefault: true, updatedAt: null },
       { rail: "chain", mode: "auto", outcome: "success", delaySeconds: 180, isDefault: true, updatedAt: null },
       { rail: "payout", mode: "auto", outcome: "success", delaySeconds: 900, isDefault: true, updatedAt: null },
-      { rail: "identity", mode: "auto", outcome: "success", delaySeconds: 120, isDefault: true, updatedAt: null }
+      { rail: "identity", mode: "auto", outcome: "success", delaySeconds: 120, isDefault: true, updatedAt: null },
+      { rail: "exchange", mode: "auto", outcome: "success", delaySeconds: 0, isDefault: true, updatedAt: null }
     ])
   })
 

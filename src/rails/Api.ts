@@ -3,10 +3,10 @@ import { Schema } from "effect"
 import { BadRequest } from "../http/ApiError.js"
 import { SandboxAuth } from "../http/Auth.js"
 import { Envelope } from "../http/Envelope.js"
-import { delaySecondsMax, RailMode, RailName, RailOutcome } from "./RailPolicy.js"
+import { delaySecondsMax, RailMode, RailName, railNames, RailOutcome } from "./RailPolicy.js"
 
 export const RailPath = Schema.Struct({
-  rail: RailName.annotations({ message: () => "must be one of bank, chain, payout, identity" })
+  rail: RailName.annotations({ message: () => `must be one of ${railNames.join(", ")}` })
 })
 
 export const SetRailPolicyBody = Schema.Struct({
@@ -33,8 +33,8 @@ export class SandboxRailsApi extends HttpApiGroup.make("sandboxRails")
   .add(HttpApiEndpoint.get("list", "/rails")
     .annotateContext(OpenApi.annotations({
       summary: "List rail policies",
-      description: "How the simulated `bank`, `chain`, `payout` and `identity` rails answer for the calling partner " +
-        "(a plain array); a rail never set reads its defaults with `isDefault: true`."
+      description: "How the simulated `bank`, `chain`, `payout`, `identity` and `exchange` rails answer for the " +
+        "calling partner (a plain array); a rail never set reads its defaults with `isDefault: true`."
     }))
     .addSuccess(Envelope(Schema.Array(RailPolicyView))))
   .add(
@@ -43,7 +43,9 @@ export class SandboxRailsApi extends HttpApiGroup.make("sandboxRails")
         summary: "Set a rail policy",
         description: "Replaces the calling partner's policy for one rail: `mode` `auto` (the rail answers after " +
           "`delaySeconds` with `outcome`) or `manual` (the operation waits for a sandbox control). Omitted " +
-          "fields take their defaults. Operations already started keep the policy they began with."
+          "fields take their defaults. Operations already started keep the policy they began with. The `exchange` " +
+          "fills at once: it takes no `manual` mode and no `delaySeconds` other than 0 (400 naming the field); " +
+          "`outcome: failure` makes its executions fail."
       }))
       .setPath(RailPath)
       .setPayload(SetRailPolicyBody)

@@ -21,3 +21,8 @@ export class IdentityRailUnavailable extends ApiError("IdentityRailUnavailable",
       message: "The identity rail is not available in this deployment: no identity adapter is configured"
     })
 }
+
+export class ExchangeRailUnavailable extends ApiError("ExchangeRailUnavailable", 503, "EXCHANGE_RAIL_UNAVAILABLE") {
+  static readonly standard = () =>
+    new ExchangeRailUnavailable({ message: "The exchange rail is not available in this deployment: no exchange adapter is configured" })
+}

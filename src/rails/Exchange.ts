@@ -1,4 +1,5 @@
 import { type BigDecimal, Context, Data, type Effect } from "effect"
+import type { ExchangeRailUnavailable } from "./Errors.js"
 
 /**
  * The exchange rail: the liquidity provider that prices and fills USDT against each fiat currency (SPEC.md "Buy
@@ -44,17 +45,17 @@ export class ExchangeCurrencyUnsupported extends Data.TaggedError("ExchangeCurre
 /** The provider refused or could not fill the order; nothing was bought or sold. */
 export class ExecutionRejected extends Data.TaggedError("ExecutionRejected")<{ readonly reason: string }> {}
 
-/** The provider did not answer; nothing is known to have moved. */
-export class ExchangeUnavailable extends Data.TaggedError("ExchangeUnavailable")<{ readonly reason: string }> {}
-
 export interface ExchangeShape {
   /** Current prices for a partner's customers in `currency`. */
   readonly prices: (
     partnerId: string,
     currency: string
-  ) => Effect.Effect<ExchangePrices, ExchangeCurrencyUnsupported | ExchangeUnavailable>
-  /** Fills a quoted order at the quoted amounts. */
-  readonly execute: (order: ExecutionRequest) => Effect.Effect<Execution, ExecutionRejected | ExchangeUnavailable>
+  ) => Effect.Effect<ExchangePrices, ExchangeCurrencyUnsupported | ExchangeRailUnavailable>
+  /**
+   * Fills a quoted order at the quoted amounts. Idempotent by `orderId`: an order filled before (an execute whose
+   * transaction then rolled back, retried) answers its first fill and is not filled twice.
+   */
+  readonly execute: (order: ExecutionRequest) => Effect.Effect<Execution, ExecutionRejected | ExchangeRailUnavailable>
 }
 
 export class Exchange extends Context.Tag("rails/Exchange")<Exchange, ExchangeShape>() {}

@@ -6,7 +6,7 @@ import { Schema } from "effect"
  * A partner that never set a policy gets the defaults below. Magic values (documented per rail) win over the
  * policy's outcome. Schemas and constants only: the contract (rails/Api.ts) imports this module.
  */
-export const RailName = Schema.Literal("bank", "chain", "payout", "identity")
+export const RailName = Schema.Literal("bank", "chain", "payout", "identity", "exchange")
 export type RailName = typeof RailName.Type
 export const railNames: ReadonlyArray<RailName> = RailName.literals
 
@@ -21,13 +21,15 @@ export const delaySecondsMax = 30 * 86_400
 /**
  * Default delay per rail, chosen to look like the real thing: an instant bank transfer confirms within a minute,
  * a stablecoin transfer needs a few block confirmations, a cross-border payout takes a while, and an identity
- * document check (document plus selfie) a couple of minutes.
+ * document check (document plus selfie) a couple of minutes. The exchange fills an order while the execute
+ * request waits (a synchronous fill), so its delay is 0 and cannot be changed, and it has no manual mode.
  */
 export const defaultDelaySeconds: Readonly<Record<RailName, number>> = {
   bank: 60,
   chain: 180,
   payout: 900,
-  identity: 120
+  identity: 120,
+  exchange: 0
 }
 
 export interface RailPolicy {

@@ -1,7 +1,8 @@
 import { Effect, Layer } from "effect"
 import { Bank } from "./Bank.js"
 import { Chain } from "./Chain.js"
-import { BankRailUnavailable, ChainRailUnavailable, IdentityRailUnavailable } from "./Errors.js"
+import { BankRailUnavailable, ChainRailUnavailable, ExchangeRailUnavailable, IdentityRailUnavailable } from "./Errors.js"
+import { Exchange } from "./Exchange.js"
 import { Identity } from "./Identity.js"
 
 /**
@@ -12,6 +13,7 @@ import { Identity } from "./Identity.js"
 const bank = Effect.fail(BankRailUnavailable.standard())
 const chain = Effect.fail(ChainRailUnavailable.standard())
 const identity = Effect.fail(IdentityRailUnavailable.standard())
+const exchange = Effect.fail(ExchangeRailUnavailable.standard())
 
 export const bankLayer = Layer.succeed(Bank, Bank.of({
   banks: () => bank,
@@ -35,4 +37,9 @@ export const identityLayer = Layer.succeed(Identity, Identity.of({
   submitDocumentCheck: () => identity
 }))
 
-export const layer = Layer.mergeAll(bankLayer, chainLayer, identityLayer)
+export const exchangeLayer = Layer.succeed(Exchange, Exchange.of({
+  prices: () => exchange,
+  execute: () => exchange
+}))
+
+export const layer = Layer.mergeAll(bankLayer, chainLayer, identityLayer, exchangeLayer)

@@ -4,7 +4,7 @@ import { ApiError, BadRequest, InvalidCursor } from "../http/ApiError.js"
 import { SandboxAuth } from "../http/Auth.js"
 import { Envelope, PageEnvelope } from "../http/Envelope.js"
 import { PageParams } from "../http/PageParams.js"
-import { RailName } from "../rails/RailPolicy.js"
+import { RailName, railNames } from "../rails/RailPolicy.js"
 import { WebhookDelivery } from "../webhooks/Api.js"
 import { Event } from "./Api.js"
 
@@ -50,7 +50,7 @@ export type PendingOperation = typeof PendingOperation.Type
 
 export const OperationFilter = Schema.Struct({
   ...PageParams,
-  rail: Schema.optional(RailName.annotations({ message: () => "must be one of bank, chain, payout, identity" })),
+  rail: Schema.optional(RailName.annotations({ message: () => `must be one of ${railNames.join(", ")}` })),
   customerId: Schema.optional(Schema.UUID.annotations({ message: () => "must be a customer id (uuid)" }))
 })
 

@@ -164,9 +164,9 @@ const defaultCodes: Record<number, string> = {
 /** Fiat amounts (the customer's currency, 2 decimals for the seeded NG customer) vs. stablecoin amounts. */
 const fiatAmountOps = new Set([
   "funding.createCharge", "funding.createChargeWallet", "withdrawals.withdraw", "withdrawals.withdrawWallet",
-  "sandboxFunding.creditVirtualAccount", "sandboxFunding.payCharge"
+  "sandboxFunding.creditVirtualAccount", "sandboxFunding.payCharge", "trading.buyQuote"
 ])
-const cryptoAmountOps = new Set(["sandboxFunding.deposit"])
+const cryptoAmountOps = new Set(["sandboxFunding.deposit", "trading.sellQuote"])
 /** Controls that would lock partner A out or change its rails: sent with the scratch partner's key. */
 const scratchOps = new Set(["sandbox.setKyb", "sandboxRails.set"])
 
@@ -243,7 +243,13 @@ export const makeGenerator = (doc: OpenApiDoc, operations: ReadonlyArray<Operati
     "sandboxFunding.deposit": () => ({ asset: "USDT", network: "TRON", amount: 10 }),
     "sandboxKyc.decide": () => ({ status: "APPROVED" }),
     "sandboxKyc.requestReverification": () => ({ items: ["BVN"], message: "Please resubmit" }),
-    "sandboxWithdrawals.fail": () => ({ reason: "fuzz" })
+    "sandboxWithdrawals.fail": () => ({ reason: "fuzz" }),
+    "trading.buyQuote": () => ({ amount: 5000, sourceCurrency: "NGN", destinationCurrency: "USDT", type: "buy" }),
+    "trading.sellQuote": () => ({ amount: 5, sourceCurrency: "USDT", destinationCurrency: "NGN", type: "sell", network: "TRON" }),
+    // An unknown quote (404 QUOTE_NOT_FOUND) once the customer is checked: the route's refusals are what is fuzzed.
+    "trading.buyExecute": () => ({ quoteId: "00000000-0000-4000-8000-000000000000" }),
+    "trading.sellExecute": () => ({ quoteId: "00000000-0000-4000-8000-000000000000" }),
+    "sandboxRates.set": () => ({ buyRate: 1550 })
   }
   const baseQuery: Record<string, Array<[string, string]>> = {
     "bankAccounts.banks": [["country", "NG"]],

@@ -6,6 +6,7 @@ import kyc from "./0006_kyc.js"
 import funding from "./0007_funding.js"
 import withdrawals from "./0008_withdrawals.js"
 import fundingRedirect from "./0009_funding_redirect.js"
+import trading from "./0010_trading.js"
 
 /** Every migration, in order; statically imported so that tsx, vitest and compiled code load the same set. */
 export const migrations = {
@@ -16,5 +17,6 @@ export const migrations = {
   "0006_kyc": kyc,
   "0007_funding": funding,
   "0008_withdrawals": withdrawals,
-  "0009_funding_redirect": fundingRedirect
+  "0009_funding_redirect": fundingRedirect,
+  "0010_trading": trading
 }

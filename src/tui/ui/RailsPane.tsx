@@ -35,7 +35,7 @@ export const RailsPane = (props: { readonly active: boolean; readonly width: num
   const [menu, setMenu, menuRef] = useKeyState<{ readonly operation: PendingOperation; readonly index: number } | undefined>(undefined)
   const items = operations.data ?? []
   const policies = rails.data ?? []
-  const policyHeight = 4
+  const policyHeight = Math.max(4, (rails.data ?? []).length)
   const listHeight = Math.max(1, props.height - policyHeight - 4 - (menu === undefined ? 0 : menu.operation.actions.length + 1))
 
   const run = (operation: PendingOperation, action: OperationAction, reason?: string) => {

@@ -1,0 +1,367 @@
+import { BigDecimal, Context, Effect, Layer, Option } from "effect"
+import { ServiceClock } from "../clock/ServiceClock.js"
+import type { CustomerRow } from "../customers/CustomersRepo.js"
+import { Outbox } from "../events/Events.js"
+import { BadRequest, type CustomerForbidden } from "../http/ApiError.js"
+import { isUuid } from "../ids/Ids.js"
+import { Ids } from "../ids/Ids.js"
+import { CustomerActors } from "../ledger/CustomerActors.js"
+import type { BalanceLimitExceeded, CustomerBusy, InsufficientBalance } from "../ledger/Errors.js"
+import { Idempotency } from "../ledger/Idempotency.js"
+import * as Ledger from "../ledger/Ledger.js"
+import { type Asset, describeAmountProblem, parseAmount, toNumber } from "../money/Money.js"
+import type { ExchangeRailUnavailable } from "../rails/Errors.js"
+import { Exchange, type ExchangePrices } from "../rails/Exchange.js"
+import type { FiatCurrency } from "../reference/Countries.js"
+import {
+  type BuyExecution,
+  type BuyQuoteBody,
+  ExchangeExecutionFailed,
+  QuoteAlreadyExecuted,
+  QuoteExpired,
+  QuoteNotFound,
+  type Rate,
+  type SellExecution,
+  type SellQuoteBody,
+  TradeBelowMinimum,
+  type TradeQuote
+} from "./Api.js"
+import * as Pricing from "./Pricing.js"
+import * as TradingRepo from "./TradingRepo.js"
+
+/**
+ * Buying and selling USDT against the customer's fiat, by quote (SPEC.md "Buy and sell"). A quote prices the
+ * trade once with the exchange's current prices and is stored; executing it, as a command of the customer (under
+ * the customer's lock, so N concurrent executes run one after another), checks it is the customer's, still OPEN and
+ * not expired, fills it at the exchange (idempotent by the quote's id), posts the journal, marks the quote EXECUTED
+ * and records the event, all in one transaction: a quote executes exactly once, and an execute that fails moves
+ * nothing and leaves the quote usable until it expires.
+ *
+ * Ledger, per execution (reason `buy` or `sell`, resource `trade` = the quote's id):
+ * - buy: fiat available -> `exchange_inventory` (fiat); `exchange_inventory` (USDT) -> USDT available.
+ * - sell: USDT available -> `exchange_inventory` (USDT, net of the fee); `exchange_inventory` (fiat) -> fiat
+ *   available; and a second transaction, reason `fee`: USDT available -> `fee_revenue` (USDT), the exchange's fee.
+ */
+
+/** Seconds a quote can be executed for (SPEC.md "Limits": 60 in the reference response). */
+export const quoteLifetimeSeconds = 60
+
+export const inventory = "exchange_inventory"
+export const feeRevenue = "fee_revenue"
+export const resourceType = "trade"
+
+export class Trading extends Context.Tag("Trading")<Trading, {
+  readonly rate: (customer: CustomerRow, amount: number | undefined) => Effect.Effect<Rate, BadRequest | ExchangeRailUnavailable>
+  readonly quoteBuy: (
+    partnerId: string,
+    customerId: string,
+    body: BuyQuoteBody
+  ) => Effect.Effect<TradeQuote, BadRequest | TradeBelowMinimum | CustomerForbidden | CustomerBusy | ExchangeRailUnavailable>
+  readonly quoteSell: (
+    partnerId: string,
+    customerId: string,
+    body: SellQuoteBody
+  ) => Effect.Effect<TradeQuote, BadRequest | TradeBelowMinimum | CustomerForbidden | CustomerBusy | ExchangeRailUnavailable>
+  readonly executeBuy: (partnerId: string, customerId: string, quoteId: string) => Effect.Effect<BuyExecution, ExecuteError>
+  readonly executeSell: (partnerId: string, customerId: string, quoteId: string) => Effect.Effect<SellExecution, ExecuteError>
+}>() {}
+
+export type ExecuteError =
+  | QuoteNotFound
+  | QuoteAlreadyExecuted
+  | QuoteExpired
+  | InsufficientBalance
+  | BalanceLimitExceeded
+  | ExchangeExecutionFailed
+  | ExchangeRailUnavailable
+  | CustomerForbidden
+  | CustomerBusy
+
+const seconds = (ms: number) => Math.max(0, Math.ceil(ms / 1000))
+
+/** The API view of a stored quote, `expiresIn` counted from `now`. */
+export const toQuote = (row: TradingRepo.QuoteRow, now: Date): TradeQuote => {
+  const fiat = row.fiatCurrency
+  const buy = row.side === "buy"
+  return {
+    id: row.id,
+    type: row.side,
+    sourceAmount: buy ? toNumber(fiat, row.fiatAmount) : toNumber("USDT", row.usdtAmount),
+    sourceCurrency: buy ? fiat : "USDT",
+    destinationAmount: buy ? toNumber("USDT", row.usdtAmount) : toNumber(fiat, row.fiatAmount),
+    destinationCurrency: buy ? "USDT" : fiat,
+    rate: Pricing.rateNumber(BigDecimal.unsafeFromString(row.rate)),
+    exchangeFee: toNumber("USDT", row.feeUsdt),
+    expiresIn: seconds(row.expiresAt.getTime() - now.getTime()),
+    expiresAt: row.expiresAt,
+    network: row.network
+  }
+}
+
+export const toBuyExecution = (row: TradingRepo.QuoteRow): BuyExecution => ({
+  reference: row.reference ?? "",
+  quoteId: row.id,
+  fiatCurrency: row.fiatCurrency,
+  fiatSpent: toNumber(row.fiatCurrency, row.fiatAmount),
+  usdtCredited: toNumber("USDT", row.usdtAmount)
+})
+
+export const toSellExecution = (row: TradingRepo.QuoteRow): SellExecution => ({
+  reference: row.reference ?? "",
+  quoteId: row.id,
+  usdtSold: toNumber("USDT", row.usdtAmount),
+  exchangeFee: toNumber("USDT", row.feeUsdt),
+  fiatCurrency: row.fiatCurrency,
+  fiatCredited: toNumber(row.fiatCurrency, row.fiatAmount)
+})
+
+const notTheCustomersCurrency = (field: string, customer: CustomerRow, given: string) =>
+  new BadRequest({ message: `${field}: must be the customer's currency ${customer.currency} (got ${given})` })
+
+export const layer = Layer.effect(
+  Trading,
+  Effect.gen(function*() {
+    const repo = yield* TradingRepo.make
+    const clock = yield* ServiceClock
+    const ids = yield* Ids
+    const outbox = yield* Outbox
+    const ledger = yield* Ledger.Ledger
+    const idempotency = yield* Idempotency
+    const actors = yield* CustomerActors
+    const exchange = yield* Exchange
+
+    /** The exchange's prices for the customer's currency; every supported fiat is quoted (a gap is a defect). */
+    const pricesFor = (partnerId: string, currency: FiatCurrency) =>
+      exchange.prices(partnerId, currency).pipe(
+        Effect.catchTag("ExchangeCurrencyUnsupported", () => Effect.dieMessage(`trading: the exchange does not quote ${currency}`))
+      )
+
+    const parse = (asset: Asset, amount: number) => {
+      const parsed = parseAmount(asset, amount)
+      return parsed.ok
+        ? Effect.succeed(parsed.minor)
+        : Effect.fail(new BadRequest({ message: `amount: ${describeAmountProblem(parsed.problem, asset)}` }))
+    }
+
+    const rate = (customer: CustomerRow, amount: number | undefined) =>
+      Effect.gen(function*() {
+        const prices = yield* pricesFor(customer.partnerId, customer.currency)
+        let sellRate = prices.sellRate
+        if (amount !== undefined) {
+          const usdt = yield* parse("USDT", amount)
+          if (usdt <= prices.exchangeFeeUsdt) {
+            return yield* new BadRequest({
+              message: `amount: must be more than the exchange fee of ${toNumber("USDT", prices.exchangeFeeUsdt)} USDT`
+            })
+          }
+          sellRate = Pricing.allInSellRate(usdt, prices.exchangeFeeUsdt, prices.sellRate)
+        }
+        return {
+          currency: customer.currency,
+          buyRate: Pricing.rateNumber(prices.buyRate),
+          sellRate: Pricing.rateNumber(sellRate),
+          amount: amount ?? null,
+          exchangeFee: toNumber("USDT", prices.exchangeFeeUsdt),
+          asOf: prices.asOf
+        }
+      })
+
+    const store = (customer: CustomerRow, side: TradingRepo.QuoteSide, prices: ExchangePrices, priced: {
+      readonly fiat: bigint
+      readonly usdt: bigint
+      readonly fee: bigint
+      readonly network: string | null
+    }) =>
+      Effect.gen(function*() {
+        const now = yield* clock.now
+        const row = yield* repo.insert({
+          id: yield* ids.uuid,
+          partnerId: customer.partnerId,
+          customerId: customer.id,
+          side,
+          fiatCurrency: customer.currency,
+          fiatAmount: priced.fiat,
+          usdtAmount: priced.usdt,
+          feeUsdt: priced.fee,
+          rate: BigDecimal.format(BigDecimal.normalize(side === "buy" ? prices.buyRate : prices.sellRate)),
+          network: priced.network,
+          expiresAt: new Date(now.getTime() + quoteLifetimeSeconds * 1000),
+          createdAt: now
+        })
+        return toQuote(row, now)
+      }).pipe(Effect.catchTag("SqlError", Effect.die))
+
+    const quoteBuy = (partnerId: string, customerId: string, body: BuyQuoteBody) =>
+      actors.run(partnerId, customerId, (customer) =>
+        Effect.gen(function*() {
+          if (body.sourceCurrency !== customer.currency) return yield* notTheCustomersCurrency("sourceCurrency", customer, body.sourceCurrency)
+          const fiat = yield* parse(customer.currency, body.amount)
+          const prices = yield* pricesFor(partnerId, customer.currency)
+          const minimum = Pricing.minimumBuyFiat(customer.currency, prices.buyRate)
+          const priced = Pricing.priceBuy(fiat, customer.currency, prices.buyRate)
+          if (priced.usdt < Pricing.minimumUsdt) {
+            return yield* new TradeBelowMinimum({
+              message: `amount: a buy must deliver at least 1 USDT; the smallest amount that works is ` +
+                `${customer.currency} ${toNumber(customer.currency, minimum)} at the current rate`,
+              details: { minimumAmount: toNumber(customer.currency, minimum), currency: customer.currency }
+            })
+          }
+          return yield* store(customer, "buy", prices, { fiat: priced.fiat, usdt: priced.usdt, fee: 0n, network: null })
+        }))
+
+    const quoteSell = (partnerId: string, customerId: string, body: SellQuoteBody) =>
+      actors.run(partnerId, customerId, (customer) =>
+        Effect.gen(function*() {
+          if (body.destinationCurrency !== customer.currency) {
+            return yield* notTheCustomersCurrency("destinationCurrency", customer, body.destinationCurrency)
+          }
+          const usdt = yield* parse("USDT", body.amount)
+          const prices = yield* pricesFor(partnerId, customer.currency)
+          const minimum = Pricing.minimumSellUsdt(prices.exchangeFeeUsdt)
+          if (usdt < minimum) {
+            return yield* new TradeBelowMinimum({
+              message: `amount: a sell must sell at least 1 USDT after the exchange fee of ` +
+                `${toNumber("USDT", prices.exchangeFeeUsdt)} USDT; the smallest amount that works is USDT ${toNumber("USDT", minimum)}`,
+              details: { minimumAmount: toNumber("USDT", minimum), currency: "USDT" }
+            })
+          }
+          const priced = Pricing.priceSell(usdt, prices.exchangeFeeUsdt, customer.currency, prices.sellRate)
+          if (priced.fiat <= 0n) {
+            return yield* new TradeBelowMinimum({
+              message: `amount: the sell would pay nothing at the current rate`,
+              details: { minimumAmount: toNumber("USDT", minimum), currency: "USDT" }
+            })
+          }
+          return yield* store(customer, "sell", prices, {
+            fiat: priced.fiat,
+            usdt: priced.usdt,
+            fee: priced.fee,
+            network: body.network ?? null
+          })
+        }))
+
+    /** The quote, checked under the customer's lock: the customer's, of this side, OPEN and not expired. */
+    const executable = (customer: CustomerRow, side: TradingRepo.QuoteSide, quoteId: string) =>
+      Effect.gen(function*() {
+        const notFound = side === "buy" ? QuoteNotFound.buy() : QuoteNotFound.sell()
+        if (!isUuid(quoteId)) return yield* notFound
+        const found = yield* repo.find(customer.id, quoteId.toLowerCase())
+        if (Option.isNone(found) || found.value.side !== side) return yield* notFound
+        const row = found.value
+        if (row.status === "EXECUTED") {
+          return yield* new QuoteAlreadyExecuted({
+            message: `The quote was already executed (reference ${row.reference}); request a new quote to trade again`
+          })
+        }
+        const now = yield* clock.now
+        if (now.getTime() >= row.expiresAt.getTime()) {
+          return yield* new QuoteExpired({
+            message: `The quote expired at ${row.expiresAt.toISOString()}; request a new quote`
+          })
+        }
+        return { row, now }
+      })
+
+    const fill = (row: TradingRepo.QuoteRow) =>
+      exchange.execute({
+        partnerId: row.partnerId,
+        customerId: row.customerId,
+        orderId: row.id,
+        side: row.side,
+        currency: row.fiatCurrency,
+        usdtAmount: row.side === "buy" ? row.usdtAmount : row.usdtAmount - row.feeUsdt,
+        fiatAmount: row.fiatAmount
+      }).pipe(
+        Effect.catchTag("ExecutionRejected", (rejected) =>
+          Effect.fail(new ExchangeExecutionFailed({
+            message: `The exchange did not fill the order: ${rejected.reason}. Nothing moved; the quote can be executed ` +
+              `again until it expires`
+          })))
+      )
+
+    const executeBuy = (partnerId: string, customerId: string, quoteId: string) =>
+      actors.run(partnerId, customerId, (customer) =>
+        Effect.gen(function*() {
+          const { now, row } = yield* executable(customer, "buy", quoteId)
+          const reference = yield* idempotency.generate
+          const executed = yield* repo.markExecuted(row.id, reference, now)
+          const execution = toBuyExecution(executed)
+          const event = yield* outbox.record({
+            partnerId,
+            customerId: customer.id,
+            type: "purchase.completed",
+            data: { customerId: customer.id, ...execution }
+          })
+          const fiat = row.fiatCurrency
+          // The ledger's checks come before the exchange is asked to fill: a refusal leaves nothing to undo there.
+          yield* ledger.post({
+            partnerId,
+            customerId: customer.id,
+            reason: "buy",
+            resourceType,
+            resourceId: row.id,
+            reference,
+            eventId: event.envelope.id,
+            postings: [
+              { account: Ledger.available(customer.id, fiat), amount: -row.fiatAmount },
+              { account: Ledger.house(inventory, fiat), amount: row.fiatAmount },
+              { account: Ledger.house(inventory, "USDT"), amount: -row.usdtAmount },
+              { account: Ledger.available(customer.id, "USDT"), amount: row.usdtAmount }
+            ]
+          })
+          yield* fill(row)
+          return execution
+        }).pipe(Effect.catchTag("SqlError", Effect.die)))
+
+    const executeSell = (partnerId: string, customerId: string, quoteId: string) =>
+      actors.run(partnerId, customerId, (customer) =>
+        Effect.gen(function*() {
+          const { now, row } = yield* executable(customer, "sell", quoteId)
+          const reference = yield* idempotency.generate
+          const executed = yield* repo.markExecuted(row.id, reference, now)
+          const execution = toSellExecution(executed)
+          const event = yield* outbox.record({
+            partnerId,
+            customerId: customer.id,
+            type: "sale.completed",
+            data: { customerId: customer.id, ...execution }
+          })
+          const fiat = row.fiatCurrency
+          const sold = row.usdtAmount - row.feeUsdt
+          const common = {
+            partnerId,
+            customerId: customer.id,
+            resourceType,
+            resourceId: row.id,
+            reference,
+            eventId: event.envelope.id
+          }
+          // A refusal of either posting (INSUFFICIENT_BALANCE, BALANCE_LIMIT_EXCEEDED) fails the command, and the
+          // command's transaction (or savepoint) takes back everything it wrote: the quote stays OPEN.
+          if (row.feeUsdt > 0n) {
+            yield* ledger.post({
+              ...common,
+              reason: "fee",
+              postings: [
+                { account: Ledger.available(customer.id, "USDT"), amount: -row.feeUsdt },
+                { account: Ledger.house(feeRevenue, "USDT"), amount: row.feeUsdt }
+              ]
+            })
+          }
+          yield* ledger.post({
+            ...common,
+            reason: "sell",
+            postings: [
+              { account: Ledger.available(customer.id, "USDT"), amount: -sold },
+              { account: Ledger.house(inventory, "USDT"), amount: sold },
+              { account: Ledger.house(inventory, fiat), amount: -row.fiatAmount },
+              { account: Ledger.available(customer.id, fiat), amount: row.fiatAmount }
+            ]
+          })
+          yield* fill(row)
+          return execution
+        }).pipe(Effect.catchTag("SqlError", Effect.die)))
+
+    return Trading.of({ rate, quoteBuy, quoteSell, executeBuy, executeSell })
+  })
+)
