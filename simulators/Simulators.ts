@@ -3,6 +3,8 @@ import * as BankSimulator from "./bank/BankSimulator.js"
 import { SandboxEftHttp } from "./bank/EftHttp.js"
 import { SandboxWithdrawalsHttp } from "./bank/SandboxWithdrawalsHttp.js"
 import * as ChainSimulator from "./chain/ChainSimulator.js"
+import * as ChainOperations from "./chain/Operations.js"
+import { SandboxSendsHttp } from "./chain/SandboxSendsHttp.js"
 import * as ExchangeSimulator from "./exchange/ExchangeSimulator.js"
 import * as ExchangePrices from "./exchange/Prices.js"
 import { SandboxRatesHttp } from "./exchange/RatesHttp.js"
@@ -35,9 +37,9 @@ export const railsLayer = Layer.mergeAll(
  * Each rail's pending operations, for `GET /sandbox/operations` (src/sandbox/Operations.ts). A flow that starts
  * operations on a rail adds its source here (docs/sandbox-inspect.md).
  */
-export const operationsLayer = Layer.mergeAll(BankOperations.operationsLayer, IdentityOperations.operationsLayer)
+export const operationsLayer = Layer.mergeAll(BankOperations.operationsLayer, IdentityOperations.operationsLayer, ChainOperations.operationsLayer)
 
-export const outcomesLayer = Layer.mergeAll(BankSimulator.outcomesLayer, IdentitySimulator.outcomesLayer, operationsLayer)
+export const outcomesLayer = Layer.mergeAll(BankSimulator.outcomesLayer, IdentitySimulator.outcomesLayer, ChainSimulator.outcomesLayer, operationsLayer)
 
 /** Handlers of the rails' sandbox control groups. */
 export const controlsLayer = Layer.mergeAll(
@@ -45,5 +47,6 @@ export const controlsLayer = Layer.mergeAll(
   SandboxFundingHttp,
   SandboxEftHttp,
   SandboxWithdrawalsHttp,
-  SandboxRatesHttp
+  SandboxRatesHttp,
+  SandboxSendsHttp
 )

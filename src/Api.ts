@@ -10,6 +10,7 @@ import { SandboxInspectApi } from "./sandbox/InspectApi.js"
 import { WebhooksApi } from "./webhooks/Api.js"
 import { BankAccountsApi } from "./bankaccounts/Api.js"
 import { describeErrors } from "./http/ApiError.js"
+import { SandboxSendsApi, SendsApi } from "./sends/Api.js"
 import { SandboxRatesApi, TradingApi } from "./trading/Api.js"
 import { SandboxWithdrawalsApi, WithdrawalsApi } from "./withdrawals/Api.js"
 
@@ -77,6 +78,7 @@ const base = HttpApi.make("api")
   .add(BankAccountsApi)
   .add(WithdrawalsApi)
   .add(TradingApi)
+  .add(SendsApi)
   .annotate(OpenApi.Title, "Partner Money Movement Service")
   .annotate(OpenApi.Description, description)
   .annotate(OpenApi.Servers, [{ url: "/", description: "The origin that serves this document (every path starts with /api/v1)" }])
@@ -94,6 +96,7 @@ export class Api extends base
   .add(SandboxLedgerApi)
   .add(SandboxInspectApi)
   .add(SandboxRatesApi)
+  .add(SandboxSendsApi)
   .prefix("/api/v1")
 {}
 

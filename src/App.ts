@@ -35,6 +35,8 @@ import * as Idempotency from "./ledger/Idempotency.js"
 import * as Ledger from "./ledger/Ledger.js"
 import * as LedgerReads from "./ledger/LedgerReads.js"
 import { SandboxHttp, SandboxPartnersHttp } from "./sandbox/Http.js"
+import { SendsHttp } from "./sends/Http.js"
+import * as Sends from "./sends/Sends.js"
 import { TradingHttp } from "./trading/Http.js"
 import * as Trading from "./trading/Trading.js"
 import { SandboxInspectHttp } from "./sandbox/InspectHttp.js"
@@ -97,12 +99,14 @@ export const makeServicesLayer = (database: DatabaseLayer, ids: Layer.Layer<Ids.
   const tier2 = Layer.mergeAll(Kyc.layer.pipe(Layer.provideMerge(KycDocuments.layer)), LedgerReads.layer, Webhooks.layer, WebhookDispatcher.layer, Withdrawals.moduleLayer, Trading.layer).pipe(Layer.provideMerge(tier1))
   // Funding gates an NGN virtual account on KYC Tier 1 (Kyc.tierStatus).
   const tier3 = Funding.layer.pipe(Layer.provideMerge(tier2))
+  // Sends refuse a customer's own deposit addresses (Deposits.isOwnAddress).
+  const tier4 = Sends.layer.pipe(Layer.provideMerge(tier3))
   // The rails' answers call the domain's settlement entry points, so they come last.
-  return outcomesLayer.pipe(Layer.provideMerge(tier3))
+  return outcomesLayer.pipe(Layer.provideMerge(tier4))
 }
 
 /** Handlers of the partner-facing groups (served in both modes). */
-const partnerGroups = Layer.mergeAll(HealthHttp, CustomersHttp, LedgerHttp, FundingHttp, KycHttp, WebhooksHttp, BankAccountsHttp, WithdrawalsHttp, TradingHttp)
+const partnerGroups = Layer.mergeAll(HealthHttp, CustomersHttp, LedgerHttp, FundingHttp, KycHttp, WebhooksHttp, BankAccountsHttp, WithdrawalsHttp, TradingHttp, SendsHttp)
 
 /** Handlers of the sandbox control groups (sandbox mode only). */
 const sandboxGroups = Layer.mergeAll(SandboxHttp, SandboxPartnersHttp, SandboxKycHttp, SandboxLedgerHttp, SandboxInspectHttp, Simulators.controlsLayer)
@@ -160,9 +164,9 @@ export const Banner = Layer.effectDiscard(Effect.gen(function*() {
   const baseUrl = baseUrlOf(server.address)
   const lines = [`Partner Money Movement Service (${config.mode}) listening`, `  Base URL:  ${baseUrl}`, `  Docs:      ${baseUrl}/docs`]
   const rails = railAdaptersOf(config) === "simulated"
-    ? "simulated (bank, chain, identity)" + (config.mode === "production" ? " — SIMULATED_RAILS=true: no real money moves" : "")
-    : "none configured: bank, chain and identity routes answer 503 <RAIL>_RAIL_UNAVAILABLE"
-  lines.push(`  Rails:     ${rails}; exchange and payout partners not built yet`)
+    ? "simulated (bank, chain, identity, exchange)" + (config.mode === "production" ? " — SIMULATED_RAILS=true: no real money moves" : "")
+    : "none configured: bank, chain, identity and exchange routes answer 503 <RAIL>_RAIL_UNAVAILABLE"
+  lines.push(`  Rails:     ${rails}; payout partners not built yet`)
   if (config.mode === "sandbox") {
     const partners = yield* Partners.Partners
     const demo = yield* partners.ensureDemo

@@ -1,7 +1,8 @@
 import { Effect, Layer, Schema } from "effect"
 import { Ids } from "../../src/ids/Ids.js"
-import { Jobs } from "../../src/jobs/Jobs.js"
-import { Chain } from "../../src/rails/Chain.js"
+import { type JobDescription, Jobs } from "../../src/jobs/Jobs.js"
+import { Chain, type SendFailureCause, type SendOutcome } from "../../src/rails/Chain.js"
+import { Sends } from "../../src/sends/Sends.js"
 import { findNetwork } from "../../src/reference/Networks.js"
 import { RailPolicies } from "../RailPolicies.js"
 import {
@@ -25,13 +26,41 @@ export const sendOutcomeJobKind = "chain.send_outcome"
 
 export const SendOutcomeJob = Schema.Struct({
   sendId: Schema.String,
-  outcome: Schema.Literal("confirmed", "failed"),
-  txHash: Schema.NullOr(Schema.String),
-  reason: Schema.NullOr(Schema.String)
+  outcome: Schema.Literal("confirmed", "rejected", "reverted", "dropped", "undeliverable"),
+  txHash: Schema.NullOr(Schema.String)
 })
+export type SendOutcomeJob = typeof SendOutcomeJob.Type
 
-/** Failure reason of a send when the chain rail's policy outcome is `failure`. */
-export const sendFailureReason = "The network rejected the transaction"
+/** The failure cause of a send when the chain rail's policy outcome is `failure` (and no magic address decides). */
+export const policyFailureCause: SendFailureCause = "rejected"
+
+/**
+ * Magic destination addresses (docs/sends.md): the account bytes all zero but the last, N, encoded in the
+ * network's format (so each is a valid address: EIP-55, base58check, base58). They decide the outcome of a send on
+ * the `auto` chain rail, whatever the policy's outcome; the policy's delay still sets the timing.
+ */
+export const magicOutcomes: ReadonlyArray<readonly [number, SendFailureCause]> = [
+  [1, "rejected"],
+  [2, "reverted"],
+  [3, "dropped"],
+  [4, "undeliverable"]
+]
+
+export const magicAddress = (format: AddressFormat, n: number): string => {
+  const bytes = new Uint8Array(accountBytes(format))
+  bytes[bytes.length - 1] = n
+  return encodeAddress(format, bytes)
+}
+
+/** The failure a magic address forces, if `address` is one. */
+export const magicOutcomeOf = (network: string, address: string): SendFailureCause | undefined => {
+  const format = formatOfNetwork(network)
+  const found = magicOutcomes.find(([n]) => {
+    const magic = magicAddress(format, n)
+    return format === "evm" ? magic.toLowerCase() === address.toLowerCase() : magic === address
+  })
+  return found?.[1]
+}
 
 /** Address format of a network; a network we do not list is an EVM network (the only kind an address of ours spans). */
 export const formatOfNetwork = (network: string): AddressFormat => {
@@ -71,20 +100,41 @@ export const layer = Layer.effect(
         Effect.gen(function*() {
           const policy = yield* policies.policyFor(send.partnerId, "chain")
           if (policy.mode === "manual") return
-          const confirmed = policy.outcome === "success"
+          const outcome = magicOutcomeOf(send.network, send.toAddress) ??
+            (policy.outcome === "success" ? "confirmed" : policyFailureCause)
+          // A hash exists for every transaction that reached the network (all but one rejected before broadcast).
+          const txHash = outcome === "rejected" ? null : yield* Effect.provideService(randomTxHash(send.network), Ids, ids)
           yield* jobs.schedule({
             kind: sendOutcomeJobKind,
             partnerId: send.partnerId,
             customerId: send.customerId,
             delaySeconds: policy.delaySeconds,
-            payload: {
-              sendId: send.sendId,
-              outcome: confirmed ? "confirmed" : "failed",
-              txHash: confirmed ? yield* Effect.provideService(randomTxHash(send.network), Ids, ids) : null,
-              reason: confirmed ? null : sendFailureReason
-            }
+            payload: { sendId: send.sendId, outcome, txHash } satisfies SendOutcomeJob
           })
         }).pipe(Effect.orDie)
     })
   })
 )
+
+/** The port's outcome of a job's payload. */
+export const outcomeOf = (job: SendOutcomeJob): SendOutcome =>
+  job.outcome === "confirmed"
+    ? { _tag: "Confirmed", txHash: job.txHash ?? "" }
+    : { _tag: "Failed", cause: job.outcome, txHash: job.txHash }
+
+const describeSendOutcome = (job: SendOutcomeJob): JobDescription => ({
+  description: job.outcome === "confirmed" ? `the chain confirms send ${job.sendId}` : `send ${job.sendId} fails: ${job.outcome}`,
+  resourceId: job.sendId
+})
+
+/** The chain's answers to sends: a job per broadcast, run on the service clock, settling through `Sends.settle`. */
+export const outcomesLayer = Layer.effectDiscard(Effect.gen(function*() {
+  const jobs = yield* Jobs
+  const sends = yield* Sends
+  yield* jobs.register(sendOutcomeJobKind, SendOutcomeJob, (payload, job) =>
+    sends.settle(job.partnerId, payload.sendId, outcomeOf(payload)).pipe(
+      // The operator answered first (a sandbox control call): the chain's later answer has nothing left to move.
+      Effect.catchTag("SendStateConflict", () => Effect.void),
+      Effect.asVoid
+    ), { describe: describeSendOutcome })
+}))

@@ -1,4 +1,5 @@
 import { Config, ConfigError, Context, Effect, Either, Layer, LogLevel, Option, Redacted } from "effect"
+import { parseSendFees, type SendFeeTable } from "../sends/Fees.js"
 import { parseWithdrawalFees, type WithdrawalFeeTable } from "../withdrawals/Fees.js"
 
 /**
@@ -41,6 +42,8 @@ export interface AppConfigShape {
   readonly webhookTimeoutMs: number
   /** Withdrawal fee schedule per currency (WITHDRAWAL_FEES over the defaults of src/withdrawals/Fees.ts). */
   readonly withdrawalFees?: WithdrawalFeeTable | undefined
+  /** Send fees and minimums per network (SEND_FEES over the defaults of src/sends/Fees.ts). */
+  readonly sendFees?: SendFeeTable | undefined
   /**
    * Production mode only: wire the simulated rails (a staging deployment that opts in). Off by default: a rail
    * with no live adapter answers 503 `<RAIL>_RAIL_UNAVAILABLE`. Sandbox mode always wires the simulators.
@@ -149,6 +152,13 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
     Config.mapOrFail((text) => {
       const parsed = parseWithdrawalFees(text)
       return parsed.ok ? Either.right(parsed.table) : Either.left(invalid("WITHDRAWAL_FEES", parsed.message))
+    })
+  ),
+  sendFees: Config.string("SEND_FEES").pipe(
+    Config.withDefault(""),
+    Config.mapOrFail((text) => {
+      const parsed = parseSendFees(text)
+      return parsed.ok ? Either.right(parsed.table) : Either.left(invalid("SEND_FEES", parsed.message))
     })
   )
 }).pipe(

@@ -74,7 +74,13 @@ export class Deposits extends Context.Tag("Deposits")<Deposits, {
     customerId: string,
     input: ConfirmedDeposit
   ) => Effect.Effect<Deposit, BadRequest | TxHashInUse | CustomerForbidden | CustomerBusy | BalanceLimitExceeded>
+  /** True when `address` is one of the deposit addresses issued to the customer (EVM addresses in any letter case). */
+  readonly isOwnAddress: (customerId: string, address: string) => Effect.Effect<boolean>
 }>() {}
+
+/** Two addresses are the same account: EVM hex compares without case (EIP-55 is only a checksum); others exactly. */
+export const sameAddress = (a: string, b: string) =>
+  /^0x[0-9a-fA-F]{40}$/.test(a) && /^0x[0-9a-fA-F]{40}$/.test(b) ? a.toLowerCase() === b.toLowerCase() : a === b
 
 export const layer = Layer.effect(
   Deposits,
@@ -239,6 +245,10 @@ export const layer = Layer.effect(
           }).pipe(Effect.catchTag("SqlError", Effect.die)))
       })
 
-    return Deposits.of({ addresses, receive })
+    const isOwnAddress = (customerId: string, address: string) =>
+      Effect.map(repo.addresses(customerId).pipe(Effect.provideService(SqlClient.SqlClient, sql), Effect.orDie), (rows) =>
+        rows.some((row) => sameAddress(row.address, address)))
+
+    return Deposits.of({ addresses, receive, isOwnAddress })
   })
 )

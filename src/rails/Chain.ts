@@ -28,14 +28,18 @@ export interface SendRequest {
   readonly amount: bigint
 }
 
+/** Why a send failed: rejected before broadcast (no transaction), reverted on chain, dropped from the mempool,
+ * or undeliverable at the receiving exchange (mined, then bounced back to our omnibus). */
+export type SendFailureCause = "rejected" | "reverted" | "dropped" | "undeliverable"
+
 /**
- * A send's outcome: confirmed on chain; failed before it reached the chain (nothing left); or dropped/reverted
- * after broadcast (the transaction exists but moved nothing).
+ * A send's outcome: confirmed on chain (its transaction hash); or failed for one of the causes, with the transaction
+ * hash when one was broadcast (null when rejected before broadcast). A failed send moved nothing: the whole amount
+ * goes back to the customer.
  */
 export type SendOutcome =
   | { readonly _tag: "Confirmed"; readonly txHash: string }
-  | { readonly _tag: "Failed"; readonly reason: string }
-  | { readonly _tag: "Reverted"; readonly txHash: string; readonly reason: string }
+  | { readonly _tag: "Failed"; readonly cause: SendFailureCause; readonly txHash: string | null }
 
 export interface ChainShape {
   /** A fresh deposit address for the customer on the network (called once per address family; we store it). */
@@ -47,8 +51,9 @@ export interface ChainShape {
   /** What a transaction hash of the network looks like, for an error message. */
   readonly txHashShape: (network: string) => string
   /**
-   * Broadcasts a send. Called inside the send's creating transaction; the outcome comes back later through the
-   * send settlement entry point.
+   * Hands a send to the chain. Called inside the send's creating transaction (in tx): an adapter schedules the
+   * broadcast as a job (docs/rails.md). The outcome comes back later through `Sends.settle(partnerId, sendId,
+   * outcome)`, the send settlement entry point.
    */
   readonly broadcast: (send: SendRequest) => Effect.Effect<void, ChainRailUnavailable>
 }

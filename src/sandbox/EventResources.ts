@@ -22,7 +22,9 @@ export const resourceRules: ReadonlyArray<ResourceRule> = [
   { type: "kyc.status_updated", prefix: false, resourceType: "kyc_record", key: "kycId" },
   { type: "customer.registered", prefix: false, resourceType: "customer", key: "customerId" },
   { type: "kyc.reverification_requested", prefix: false, resourceType: "customer", key: "customerId" },
-  { type: "partner.", prefix: true, resourceType: "partner", key: "partnerId" }
+  { type: "partner.", prefix: true, resourceType: "partner", key: "partnerId" },
+  { type: "purchase.completed", prefix: false, resourceType: "trade", key: "quoteId" },
+  { type: "sale.completed", prefix: false, resourceType: "trade", key: "quoteId" }
 ]
 
 const matches = (rule: ResourceRule, type: string) => (rule.prefix ? type.startsWith(rule.type) : type === rule.type)

@@ -7,6 +7,7 @@ import funding from "./0007_funding.js"
 import withdrawals from "./0008_withdrawals.js"
 import fundingRedirect from "./0009_funding_redirect.js"
 import trading from "./0010_trading.js"
+import sends from "./0011_sends.js"
 
 /** Every migration, in order; statically imported so that tsx, vitest and compiled code load the same set. */
 export const migrations = {
@@ -18,5 +19,6 @@ export const migrations = {
   "0007_funding": funding,
   "0008_withdrawals": withdrawals,
   "0009_funding_redirect": fundingRedirect,
-  "0010_trading": trading
+  "0010_trading": trading,
+  "0011_sends": sends
 }

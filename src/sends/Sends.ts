@@ -1,0 +1,375 @@
+import { Context, Effect, Layer, Option } from "effect"
+import { ServiceClock } from "../clock/ServiceClock.js"
+import { AppConfig } from "../config/AppConfig.js"
+import type { CustomerRow } from "../customers/CustomersRepo.js"
+import type { CreatedPageQuery } from "../db/Rows.js"
+import { Outbox } from "../events/Events.js"
+import { Deposits, omnibusAccount } from "../funding/Deposits.js"
+import { BadRequest, type CustomerForbidden, type InvalidCursor } from "../http/ApiError.js"
+import type { Page } from "../http/Envelope.js"
+import { Cursors, paginate, type PageRequest } from "../http/Pagination.js"
+import { isUuid } from "../ids/Ids.js"
+import { CustomerActors } from "../ledger/CustomerActors.js"
+import type { CustomerBusy, InsufficientBalance, ReferenceInUse } from "../ledger/Errors.js"
+import { Idempotency } from "../ledger/Idempotency.js"
+import * as Ledger from "../ledger/Ledger.js"
+import { type Asset, describeAmountProblem, parseAmount, toNumber } from "../money/Money.js"
+import { Chain, type SendFailureCause, type SendOutcome } from "../rails/Chain.js"
+import type { ChainRailUnavailable } from "../rails/Errors.js"
+import { findNetwork, type Network, type NetworkName, networks } from "../reference/Networks.js"
+import {
+  InvalidAddress,
+  type Send,
+  type SendBody,
+  SendBelowMinimum,
+  type SendNetwork,
+  SendNotFound,
+  type SendQuote,
+  type SendQuoteBody,
+  SendStateConflict,
+  SendToOwnAddress
+} from "./Api.js"
+import { defaultSendFees, type SendFee } from "./Fees.js"
+import * as SendsRepo from "./SendsRepo.js"
+
+/**
+ * Crypto sends (SPEC.md "Crypto send"). Accepting a send reserves the whole amount (available -> held), records
+ * `send.pending` and hands the transaction to the chain rail (`Chain.broadcast`), in one transaction of the
+ * customer's command. The chain's outcome comes back through `settle`, the one entry point for it (a simulator job,
+ * a sandbox control or a live adapter's callback), and ends the reservation exactly once: CONFIRMED posts it (the
+ * net amount to the network's chain omnibus, the fee to revenue), FAILED voids it (the whole amount back).
+ *
+ * The fee is the network's flat fee, denominated in USDT and taken in the sent asset at par (USDT and USDC are both
+ * dollar stablecoins): a USDC send of 10 on BSC pays 0.3 USDC and delivers 9.7 USDC.
+ */
+export const idempotencyEndpoint = "send"
+
+/** `failureReason` of a failed send, per cause (docs/sends.md). */
+export const failureReasons: Readonly<Record<SendFailureCause, string>> = {
+  rejected: "Rejected by the network before broadcast: nothing was sent",
+  reverted: "Reverted on chain: the transaction was mined but failed",
+  dropped: "Dropped from the mempool: the transaction was never mined",
+  undeliverable: "Undeliverable: the receiving exchange could not credit the transfer and returned it"
+}
+
+export const toSend = (row: Omit<SendsRepo.SendRow, "seq">): Send => ({
+  id: row.id,
+  reference: row.reference,
+  asset: row.asset,
+  network: row.network,
+  amount: toNumber(row.asset, row.amount),
+  fee: toNumber(row.asset, row.fee),
+  netAmount: toNumber(row.asset, row.netAmount),
+  toAddress: row.toAddress,
+  txHash: row.txHash,
+  status: row.status,
+  failureReason: row.failureReason,
+  createdAt: row.createdAt,
+  updatedAt: row.updatedAt
+})
+
+/** Every send event's `data`: the send as the API shows it, plus `customerId`. */
+export const eventData = (customerId: string, send: Send) => ({
+  customerId,
+  ...send,
+  createdAt: send.createdAt.toISOString(),
+  updatedAt: send.updatedAt.toISOString()
+})
+
+export class Sends extends Context.Tag("Sends")<Sends, {
+  readonly networks: () => ReadonlyArray<SendNetwork>
+  readonly quote: (customer: CustomerRow, body: SendQuoteBody) => Effect.Effect<SendQuote, BadRequest>
+  readonly send: (
+    partnerId: string,
+    customerId: string,
+    body: SendBody
+  ) => Effect.Effect<
+    Send,
+    | BadRequest
+    | InvalidAddress
+    | SendBelowMinimum
+    | SendToOwnAddress
+    | InsufficientBalance
+    | ReferenceInUse
+    | CustomerForbidden
+    | CustomerBusy
+    | ChainRailUnavailable
+  >
+  readonly list: (customer: CustomerRow, page: PageRequest) => Effect.Effect<Page<Send>, InvalidCursor>
+  readonly get: (customer: CustomerRow, reference: string) => Effect.Effect<Send, SendNotFound>
+  /** The chain's outcome of one of the partner's sends, by our send id: the one entry point for it. */
+  readonly settle: (
+    partnerId: string,
+    sendId: string,
+    outcome: SendOutcome
+  ) => Effect.Effect<Send, SendNotFound | SendStateConflict | CustomerBusy>
+  /** The same, for a sandbox control that names the send by its (owned) customer and reference. */
+  readonly settleByReference: (
+    customer: CustomerRow,
+    reference: string,
+    outcome: SendOutcome
+  ) => Effect.Effect<Send, SendNotFound | SendStateConflict | CustomerBusy>
+  /** The partner's sends still PENDING, newest first by (createdAt, id). */
+  readonly pending: (query: CreatedPageQuery) => Effect.Effect<ReadonlyArray<SendsRepo.SendRow>>
+}>() {}
+
+interface Plan {
+  readonly network: Network
+  readonly asset: Asset
+  readonly amount: bigint
+  readonly fee: bigint
+  readonly minimum: bigint
+}
+
+export const layer = Layer.effect(
+  Sends,
+  Effect.gen(function*() {
+    const repo = yield* SendsRepo.make
+    const config = yield* AppConfig
+    const clock = yield* ServiceClock
+    const outbox = yield* Outbox
+    const ledger = yield* Ledger.Ledger
+    const idempotency = yield* Idempotency
+    const actors = yield* CustomerActors
+    const chain = yield* Chain
+    const deposits = yield* Deposits
+    const cursors = yield* Cursors
+    const fees = config.sendFees ?? defaultSendFees
+    const feeOf = (network: Network): SendFee => fees[network.network as NetworkName]
+
+    const cheapest = networks.reduce((best, n) => (feeOf(n).flatFee < feeOf(best).flatFee ? n : best), networks[0]!)
+    const networkViews: ReadonlyArray<SendNetwork> = networks.map((n) => ({
+      network: n.network,
+      displayName: n.displayName,
+      evm: n.evm,
+      flatFeeUsdt: toNumber("USDT", feeOf(n).flatFee),
+      minSendUsdt: toNumber("USDT", feeOf(n).minSend),
+      recommended: n.network === cheapest.network,
+      assets: [...n.assets]
+    }))
+
+    /** Network, asset and amount checked; the fee and the minimum of the network. */
+    const plan = (body: { readonly asset: string; readonly amount: number; readonly network: string }) =>
+      Effect.gen(function*() {
+        const network = findNetwork(body.network)
+        if (network === undefined) {
+          return yield* new BadRequest({ message: `network: must be one of ${networks.map((n) => n.network).join(", ")} (got ${body.network})` })
+        }
+        if (!(network.assets as ReadonlyArray<string>).includes(body.asset)) {
+          return yield* new BadRequest({ message: `asset: ${network.network} carries ${network.assets.join(" and ")}, not ${body.asset}` })
+        }
+        const asset = body.asset as Asset
+        const parsed = parseAmount(asset, body.amount)
+        if (!parsed.ok) return yield* new BadRequest({ message: `amount: ${describeAmountProblem(parsed.problem, asset)}` })
+        const fee = feeOf(network)
+        return { network, asset, amount: parsed.minor, fee: fee.flatFee, minimum: fee.minSend } satisfies Plan
+      })
+
+    const available = (customerId: string, asset: Asset) =>
+      Effect.map(ledger.balances(customerId), (rows) => rows.find((row) => row.currency === asset)?.available ?? 0n)
+
+    const quote = (customer: CustomerRow, body: SendQuoteBody) =>
+      Effect.gen(function*() {
+        const planned = yield* plan(body)
+        const balance = yield* available(customer.id, planned.asset)
+        const meetsMin = planned.amount >= planned.minimum
+        const sufficientBalance = balance >= planned.amount
+        return {
+          asset: planned.asset,
+          network: planned.network.network,
+          amount: toNumber(planned.asset, planned.amount),
+          fee: toNumber(planned.asset, planned.fee),
+          netAmount: toNumber(planned.asset, planned.amount - planned.fee),
+          minSendUsdt: toNumber("USDT", planned.minimum),
+          balance: toNumber(planned.asset, balance),
+          meetsMin,
+          sufficientBalance,
+          valid: meetsMin && sufficientBalance
+        }
+      })
+
+    const belowMinimum = (planned: Plan) =>
+      new SendBelowMinimum({
+        message: `amount: a send on ${planned.network.network} must be at least ${toNumber("USDT", planned.minimum)} ` +
+          `${planned.asset} (the network's minimum; its fee is ${toNumber("USDT", planned.fee)})`,
+        details: { minimumAmount: toNumber("USDT", planned.minimum), asset: planned.asset, network: planned.network.network }
+      })
+
+    const create = (customer: CustomerRow, reference: string, planned: Plan, toAddress: string) => (id: string) =>
+      Effect.gen(function*() {
+        const now = yield* clock.now
+        const draft = {
+          id,
+          partnerId: customer.partnerId,
+          customerId: customer.id,
+          reference,
+          asset: planned.asset as "USDT" | "USDC",
+          network: planned.network.network,
+          amount: planned.amount,
+          fee: planned.fee,
+          netAmount: planned.amount - planned.fee,
+          toAddress,
+          txHash: null,
+          status: "PENDING" as const,
+          failureCause: null,
+          failureReason: null,
+          createdAt: now,
+          updatedAt: now
+        }
+        const event = yield* outbox.record({
+          partnerId: customer.partnerId,
+          customerId: customer.id,
+          type: "send.pending",
+          data: eventData(customer.id, toSend({ ...draft, reservationId: id }))
+        })
+        const reservation = yield* ledger.reserve({
+          partnerId: customer.partnerId,
+          customerId: customer.id,
+          reason: "send",
+          resourceType: "send",
+          resourceId: id,
+          reference,
+          eventId: event.envelope.id,
+          currency: planned.asset,
+          amount: planned.amount
+        })
+        const row = yield* repo.insert({ ...draft, reservationId: reservation.id })
+        yield* chain.broadcast({
+          partnerId: row.partnerId,
+          customerId: row.customerId,
+          sendId: row.id,
+          network: row.network,
+          asset: row.asset,
+          toAddress: row.toAddress,
+          amount: row.netAmount
+        })
+        return toSend(row)
+      })
+
+    const load = (customerId: string) => (id: string) =>
+      Effect.flatMap(repo.byId(customerId, id), Option.match({
+        onNone: () => Effect.dieMessage(`sends: idempotency key points at a missing send ${id}`),
+        onSome: (row) => Effect.succeed(toSend(row))
+      }))
+
+    const send = (partnerId: string, customerId: string, body: SendBody) =>
+      actors.run(partnerId, customerId, (customer) =>
+        Effect.gen(function*() {
+          const planned = yield* plan(body)
+          const reference = body.reference ?? (yield* idempotency.generate)
+          return yield* idempotency.once(
+            { partnerId, endpoint: idempotencyEndpoint, reference, customerId: customer.id },
+            (id) =>
+              Effect.gen(function*() {
+                // Checked only for a new send: a repeated reference answers the original whatever it carries.
+                const toAddress = body.toAddress
+                if (!chain.isValidAddress(planned.network.network, toAddress)) {
+                  return yield* new InvalidAddress({
+                    message: `toAddress: not a valid ${planned.network.displayName} address` +
+                      (planned.network.evm ? " (0x and 40 hex digits; a mixed-case address must carry its EIP-55 checksum)" : "")
+                  })
+                }
+                if (planned.amount < planned.minimum) return yield* belowMinimum(planned)
+                if (yield* deposits.isOwnAddress(customer.id, toAddress)) {
+                  return yield* new SendToOwnAddress({
+                    message: "toAddress: is one of the customer's own deposit addresses; a send to it would only come back"
+                  })
+                }
+                return yield* create(customer, reference, planned, toAddress)(id)
+              }),
+            load(customer.id)
+          )
+        }).pipe(Effect.catchTag("SqlError", Effect.die)))
+
+    /** Applies the chain's outcome to a send whose customer row is locked. */
+    const apply = (row: SendsRepo.SendRow, outcome: SendOutcome) =>
+      Effect.gen(function*() {
+        if (row.status !== "PENDING") {
+          return yield* new SendStateConflict({
+            message: `A ${row.status} send cannot be ${outcome._tag === "Confirmed" ? "confirmed" : "failed"}`
+          })
+        }
+        const now = yield* clock.now
+        const updated = yield* repo.settle(
+          outcome._tag === "Confirmed"
+            ? { id: row.id, status: "CONFIRMED", txHash: outcome.txHash, failureCause: null, failureReason: null, at: now }
+            : {
+              id: row.id,
+              status: "FAILED",
+              txHash: outcome.cause === "rejected" ? null : outcome.txHash,
+              failureCause: outcome.cause,
+              failureReason: failureReasons[outcome.cause],
+              at: now
+            }
+        )
+        const view = toSend(updated)
+        const event = yield* outbox.record({
+          partnerId: row.partnerId,
+          customerId: row.customerId,
+          type: outcome._tag === "Confirmed" ? "send.confirmed" : "send.failed",
+          data: eventData(row.customerId, view)
+        })
+        const eventId = event.envelope.id
+        if (outcome._tag === "Confirmed") {
+          const destinations: Array<Ledger.Posting> = [
+            { account: Ledger.house(omnibusAccount(row.network), row.asset), amount: row.netAmount }
+          ]
+          if (row.fee > 0n) destinations.push({ account: Ledger.house("fee_revenue", row.asset), amount: row.fee })
+          yield* ledger.postReservation({ reservationId: row.reservationId, reason: "send", eventId, reference: row.reference, destinations })
+        } else {
+          yield* ledger.voidReservation({ reservationId: row.reservationId, reason: "send_refund", eventId, reference: row.reference })
+        }
+        return view
+      })
+
+    const settleLocked = (partnerId: string, customerId: string, id: string, outcome: SendOutcome) =>
+      actors.run(partnerId, customerId, () =>
+        Effect.gen(function*() {
+          const row = yield* repo.lock(id)
+          if (Option.isNone(row)) return yield* Effect.dieMessage(`sends: send ${id} vanished`)
+          return yield* apply(row.value, outcome)
+        }).pipe(Effect.catchTag("SqlError", Effect.die)))
+
+    const settle = (partnerId: string, sendId: string, outcome: SendOutcome) =>
+      Effect.gen(function*() {
+        if (!isUuid(sendId) || !isUuid(partnerId)) return yield* SendNotFound.standard()
+        const found = yield* repo.forPartner(partnerId, sendId.toLowerCase()).pipe(Effect.orDie)
+        if (Option.isNone(found)) return yield* SendNotFound.standard()
+        return yield* settleLocked(partnerId, found.value.customerId, found.value.id, outcome).pipe(
+          Effect.catchTag("CustomerForbidden", () => Effect.dieMessage("sends: a send's customer vanished"))
+        )
+      })
+
+    const settleByReference = (customer: CustomerRow, reference: string, outcome: SendOutcome) =>
+      Effect.gen(function*() {
+        const found = yield* repo.byReference(customer.id, reference).pipe(Effect.orDie)
+        if (Option.isNone(found)) return yield* SendNotFound.standard()
+        return yield* settleLocked(customer.partnerId, customer.id, found.value.id, outcome).pipe(
+          Effect.catchTag("CustomerForbidden", () => Effect.dieMessage("sends: a send's customer vanished"))
+        )
+      })
+
+    const list = (customer: CustomerRow, page: PageRequest) =>
+      paginate(
+        { list: "sends", partnerId: customer.partnerId, customerId: customer.id },
+        page,
+        ({ beforeSeq, limit }) => repo.page(customer.id, beforeSeq, limit),
+        (row) => String(row.seq)
+      ).pipe(
+        Effect.map((result) => ({ items: result.items.map(toSend), nextCursor: result.nextCursor })),
+        Effect.provideService(Cursors, cursors),
+        Effect.catchTag("SqlError", Effect.die)
+      )
+
+    const get = (customer: CustomerRow, reference: string) =>
+      Effect.gen(function*() {
+        const row = yield* repo.byReference(customer.id, reference).pipe(Effect.orDie)
+        if (Option.isNone(row)) return yield* SendNotFound.standard()
+        return toSend(row.value)
+      })
+
+    const pending = (query: CreatedPageQuery) => repo.pending(query).pipe(Effect.orDie)
+
+    return Sends.of({ networks: () => networkViews, quote, send, list, get, settle, settleByReference, pending })
+  })
+)
