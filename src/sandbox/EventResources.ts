@@ -23,6 +23,7 @@ export const resourceRules: ReadonlyArray<ResourceRule> = [
   { type: "customer.registered", prefix: false, resourceType: "customer", key: "customerId" },
   { type: "kyc.reverification_requested", prefix: false, resourceType: "customer", key: "customerId" },
   { type: "partner.", prefix: true, resourceType: "partner", key: "partnerId" },
+  { type: "send.", prefix: true, resourceType: "send", key: "id" },
   { type: "purchase.completed", prefix: false, resourceType: "trade", key: "quoteId" },
   { type: "sale.completed", prefix: false, resourceType: "trade", key: "quoteId" }
 ]
