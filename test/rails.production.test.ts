@@ -96,6 +96,37 @@ describe("production mode without rail adapters", () => {
     expect(await footprint(customerId)).toEqual(before)
   })
 
+  it("answers the trading routes with EXCHANGE_RAIL_UNAVAILABLE: no quote, no balance moved, no event", async () => {
+    const customerId = await newCustomer(app, apiKey)
+    await harness(app, partnerId).credit(customerId, "NGN", 5_000_000n)
+    await harness(app, partnerId).credit(customerId, "USDT", 50_000_000n)
+    const base = `/partner/v1/customers/${customerId}`
+    const balance = async () => (await app.request("GET", `${base}/balance`, { apiKey })).body.data
+    const before = { footprint: await footprint(customerId), balance: await balance() }
+    const quotes = async () => (await app.query("SELECT id FROM trade_quotes WHERE customer_id = $1", [customerId])).length
+    const refusals: Array<[string, string, unknown]> = [
+      ["GET", `${base}/rate`, undefined],
+      ["GET", `${base}/rate?amount=10`, undefined],
+      ["POST", `${base}/buy/quote`, { amount: 10000, sourceCurrency: "NGN", destinationCurrency: "USDT", type: "buy" }],
+      ["POST", `${base}/sell/quote`, { amount: 10, sourceCurrency: "USDT", destinationCurrency: "NGN", type: "sell" }]
+    ]
+    for (const [method, path, body] of refusals) {
+      const reply = await app.request(method, path, { apiKey, ...(body === undefined ? {} : { body }) })
+      expect({ path, status: reply.status, code: reply.body.code }).toEqual({ path, status: 503, code: "EXCHANGE_RAIL_UNAVAILABLE" })
+      expect(reply.body).toMatchObject({ success: false, statusCode: 503, message: expect.stringMatching(/exchange rail/) })
+    }
+    expect(await quotes()).toBe(0)
+    expect(await app.query("SELECT order_id FROM exchange_orders WHERE customer_id = $1", [customerId])).toEqual([])
+    expect({ footprint: await footprint(customerId), balance: await balance() }).toEqual(before)
+  })
+
+  it("has no sandbox exchange prices: /sandbox/rates is 404", async () => {
+    for (const [method, path] of [["GET", "/sandbox/rates"], ["PUT", "/sandbox/rates/NGN"]] as const) {
+      const reply = await app.request(method, path, { apiKey, ...(method === "PUT" ? { body: { buyRate: 2000 } } : {}) })
+      expect({ path, status: reply.status, code: reply.body.code }).toEqual({ path, status: 404, code: "NOT_FOUND" })
+    }
+  })
+
   it("registers no simulated outcome jobs and serves no sandbox control", async () => {
     const reply = await app.request("POST", "/sandbox/funding/charges/00000000-0000-4000-8000-000000000000/pay", { apiKey })
     expect(reply.status).toBe(404)
