@@ -89,7 +89,7 @@ layer(simulatedServicesLayer, { excludeTestServices: true })("chain simulator sp
             customerId: subject.customerId,
             runAt: new Date(now.getTime() + 180_000),
             status: "PENDING",
-            payload: { sendId: request.sendId, outcome: "confirmed", reason: null }
+            payload: { sendId: request.sendId, outcome: "confirmed" }
           })
           const txHash = job.payload.txHash as string
           expect(chain.isValidTxHash(request.network, txHash), `${request.network} ${txHash}`).toBe(true)
@@ -98,7 +98,7 @@ layer(simulatedServicesLayer, { excludeTestServices: true })("chain simulator sp
         expect(jobs[1]!.payload.txHash).toMatch(/^0x[0-9a-f]{64}$/)
       }))
 
-    it.effect("auto with outcome failure fails with the network's refusal after the policy's delay; manual schedules nothing", () =>
+    it.effect("auto with outcome failure fails as rejected (no hash) after the policy's delay; manual schedules nothing", () =>
       Effect.gen(function*() {
         const failing = yield* newSubject()
         yield* setChainPolicy(failing, "auto", "failure", 30)
@@ -108,7 +108,7 @@ layer(simulatedServicesLayer, { excludeTestServices: true })("chain simulator sp
         expect((yield* jobsOf(failing.partnerId)).map((job) => [job.kind, job.runAt, job.payload])).toEqual([[
           "chain.send_outcome",
           new Date(now.getTime() + 30_000),
-          { sendId: request.sendId, outcome: "failed", txHash: null, reason: "The network rejected the transaction" }
+          { sendId: request.sendId, outcome: "rejected", txHash: null }
         ]])
 
         const manual = yield* newSubject()
