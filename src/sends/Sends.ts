@@ -256,6 +256,10 @@ export const layer = Layer.effect(
       actors.run(partnerId, customerId, (customer) =>
         Effect.gen(function*() {
           const planned = yield* plan(body)
+          if (body.reference === "." || body.reference === "..") {
+            // A send is read and controlled at `/sends/{reference}`: URL parsers resolve these as dot segments.
+            return yield* new BadRequest({ message: "reference: \".\" and \"..\" cannot name a send (they are dot segments in its URL)" })
+          }
           const reference = body.reference ?? (yield* idempotency.generate)
           return yield* idempotency.once(
             { partnerId, endpoint: idempotencyEndpoint, reference, customerId: customer.id },

@@ -17,7 +17,7 @@ import {
   type Hostile
 } from "./catalogue.js"
 import { fits, type Field, type OpenApiDoc, type Operation, type Param } from "./operations.js"
-import { freshEmail, GTB, type World } from "./seed.js"
+import { freshEmail, GTB, sendBody, type World } from "./seed.js"
 
 /** One request as sent: the path and query exactly as they go on the wire. */
 export interface FuzzRequest {
@@ -166,7 +166,7 @@ const fiatAmountOps = new Set([
   "funding.createCharge", "funding.createChargeWallet", "withdrawals.withdraw", "withdrawals.withdrawWallet",
   "sandboxFunding.creditVirtualAccount", "sandboxFunding.payCharge", "trading.buyQuote"
 ])
-const cryptoAmountOps = new Set(["sandboxFunding.deposit", "trading.sellQuote"])
+const cryptoAmountOps = new Set(["sandboxFunding.deposit", "trading.sellQuote", "sends.quote", "sends.send"])
 /** Controls that would lock partner A out or change its rails: sent with the scratch partner's key. */
 const scratchOps = new Set(["sandbox.setKyb", "sandboxRails.set"])
 
@@ -200,14 +200,15 @@ export interface GeneratorOptions {
 export const makeGenerator = (doc: OpenApiDoc, operations: ReadonlyArray<Operation>, world: World, options: GeneratorOptions) => {
   const a = world.a
   const b = world.b
-  // Read at each request: `refreshWorld` (seed.ts) appends fresh charges, withdrawals and tokens as the run goes
-  // (clock advances expire and settle the first ones), and the newest is the one a control acts on.
+  // Read at each request: `refreshWorld` (seed.ts) appends fresh charges, withdrawals, sends and tokens as the run
+  // goes (clock advances expire and settle the first ones), and the newest is the one a control acts on.
   const ownIds = (): Record<string, string> => ({
     customerId: a.rich,
     chargeId: a.chargeIds[0]!,
     documentId: a.documentIds[0]!,
     accountId: a.accountIds[0]!,
     withdrawalId: a.withdrawalIds[a.withdrawalIds.length - 1]!,
+    reference: a.sendReferences[a.sendReferences.length - 1]!,
     id: a.deliveryIds[0] ?? "00000000-0000-4000-8000-000000000000",
     token: a.tokens[a.tokens.length - 1] ?? "none",
     rail: "bank",
@@ -219,6 +220,7 @@ export const makeGenerator = (doc: OpenApiDoc, operations: ReadonlyArray<Operati
     documentId: b.documentIds[0]!,
     accountId: b.accountIds[0]!,
     withdrawalId: b.withdrawalIds[0]!,
+    reference: b.sendReferences[0]!,
     id: b.deliveryIds[0] ?? "00000000-0000-4000-8000-000000000001",
     token: b.tokens[0] ?? "none"
   }
@@ -249,7 +251,11 @@ export const makeGenerator = (doc: OpenApiDoc, operations: ReadonlyArray<Operati
     // An unknown quote (404 QUOTE_NOT_FOUND) once the customer is checked: the route's refusals are what is fuzzed.
     "trading.buyExecute": () => ({ quoteId: "00000000-0000-4000-8000-000000000000" }),
     "trading.sellExecute": () => ({ quoteId: "00000000-0000-4000-8000-000000000000" }),
-    "sandboxRates.set": () => ({ buyRate: 1550 })
+    "sandboxRates.set": () => ({ buyRate: 1550 }),
+    "sends.quote": () => ({ asset: "USDT", amount: 10, network: "TRON" }),
+    // No reference: every accepted send is a new one (10 USDT; refreshWorld tops USDT up).
+    "sends.send": () => sendBody(),
+    "sandboxSends.fail": () => ({ reason: "dropped" })
   }
   const baseQuery: Record<string, Array<[string, string]>> = {
     "bankAccounts.banks": [["country", "NG"]],

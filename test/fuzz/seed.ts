@@ -6,7 +6,8 @@ import { multipartBody, pngBytes } from "./catalogue.js"
  * "foreign" ones), a partner whose KYB is pending, and a scratch partner for the controls that would otherwise lock
  * A out (KYB decisions, rail policies). Partner A and B each get an NG customer with Tier 1 approved, a virtual
  * account credited through the sandbox, a stablecoin deposit, a saved default bank account, two withdrawals, two
- * funding charges and a KYC document; A also gets a ZA customer (EFT charges: tokens) and a GH one without KYC.
+ * crypto sends, two funding charges and a KYC document; A also gets a ZA customer (EFT charges: tokens) and a GH
+ * one without KYC.
  * Both set a webhook URL (the fuzz run's own receiver, answering 200 at once) so that deliveries exist without
  * retries piling up for every clock advance. Lists are read with limit=1 for real cursors.
  */
@@ -21,6 +22,8 @@ export interface PartnerSeed {
   readonly documentIds: ReadonlyArray<string>
   readonly accountIds: ReadonlyArray<string>
   readonly withdrawalIds: Array<string>
+  /** Crypto sends of the rich customer, by reference (appended to by `refreshWorld`). */
+  readonly sendReferences: Array<string>
   readonly deliveryIds: ReadonlyArray<string>
   readonly tokens: Array<string>
   readonly za: string
@@ -39,6 +42,12 @@ export interface World {
 }
 
 export const GTB = { bankCode: "058", accountNumber: "1234567896" }
+
+/** An ordinary TRON address (20 account bytes of 7; not a magic one, not a deposit address of ours). */
+export const SEND_TO_TRON = "TAcN9gFvXZAxsWQQzWWbydBmscBHnEi5nZ"
+/** A send of 10 USDT on TRON; `reference` left out lets the service mint one. */
+export const sendBody = (reference?: string) =>
+  ({ asset: "USDT", amount: 10, network: "TRON", toAddress: SEND_TO_TRON, ...(reference === undefined ? {} : { reference }) })
 
 let emailCounter = 0
 /** Unique per app (each run starts from an empty database), deterministic so a seed replays the same requests. */
@@ -80,6 +89,11 @@ const seedPartner = async (app: TestApp, tag: string, webhookUrl: string): Promi
   for (const amount of [1000, 2000]) {
     withdrawalIds.push(expectStatus("withdraw", await req("POST", c("/withdraw"), { amount }), [200, 201]).data.id)
   }
+  // References unique per partner, so one partner's reference is never the other's (foreign ids must miss).
+  const sendReferences: Array<string> = []
+  for (const n of [1, 2]) {
+    sendReferences.push(expectStatus("send", await req("POST", c("/send"), sendBody(`fuzz-${tag}-send-${n}`)), [201]).data.reference)
+  }
   const chargeIds: Array<string> = []
   for (const amount of [1000, 2000]) {
     chargeIds.push(expectStatus("charge", await req("POST", c("/funding/charge"), { amount }), [200, 201]).data.id)
@@ -114,6 +128,7 @@ const seedPartner = async (app: TestApp, tag: string, webhookUrl: string): Promi
     ...await cursorOf(app, apiKey, "GET /api/v1/partner/v1/customers/{customerId}/transactions", c("/transactions?limit=1")),
     ...await cursorOf(app, apiKey, "GET /api/v1/partner/v1/customers/{customerId}/withdrawals", c("/withdrawals?limit=1")),
     ...await cursorOf(app, apiKey, "GET /api/v1/partner/v1/customers/{customerId}/funding/charges", c("/funding/charges?limit=1")),
+    ...await cursorOf(app, apiKey, "GET /api/v1/partner/v1/customers/{customerId}/sends", c("/sends?limit=1")),
     ...await cursorOf(app, apiKey, "GET /api/v1/partner/v1/webhook/deliveries", "/partner/v1/webhook/deliveries?limit=1"),
     ...await cursorOf(app, apiKey, "GET /api/v1/sandbox/events", "/sandbox/events?limit=1")
   ]
@@ -126,6 +141,7 @@ const seedPartner = async (app: TestApp, tag: string, webhookUrl: string): Promi
     documentIds: [documentId],
     accountIds: [account.id],
     withdrawalIds,
+    sendReferences,
     deliveryIds,
     tokens,
     za,
@@ -144,8 +160,9 @@ export const seedWorld = async (app: TestApp, webhookUrl: string): Promise<World
 
 /**
  * Fresh resources for partner A as the run goes: clock advances expire charges and settle withdrawals, which would
- * leave the controls (pay, complete, fail, reverse, the EFT page) only answering "not pending". Adds a charge, an
- * EFT token and a withdrawal, and tops the balance up. Every call is an accepted request (the engine re-baselines).
+ * leave the controls (pay, complete, fail, reverse, the EFT page, a send's confirm and fail) only answering "not
+ * pending". Adds a charge, an EFT token, a withdrawal and a send, and tops the NGN and USDT balances up. Every call
+ * is an accepted request (the engine re-baselines).
  */
 export const refreshWorld = async (app: TestApp, world: World): Promise<void> => {
   const a = world.a
@@ -158,4 +175,8 @@ export const refreshWorld = async (app: TestApp, world: World): Promise<void> =>
   if (eft.status === 201 && typeof eft.body.data.redirectUrl === "string") a.tokens.push(eft.body.data.redirectUrl.split("/").pop())
   const withdrawal = await req("POST", `/partner/v1/customers/${a.rich}/withdraw`, { amount: 1000 })
   if (withdrawal.status === 201) a.withdrawalIds.push(withdrawal.body.data.id)
+  // A PENDING send for the chain controls (the auto chain rail settles the older ones as the clock advances).
+  await req("POST", `/sandbox/customers/${a.rich}/deposits`, { asset: "USDT", network: "TRON", amount: 100 })
+  const send = await req("POST", `/partner/v1/customers/${a.rich}/send`, sendBody(`fuzz-A-send-${a.sendReferences.length + 1}`))
+  if (send.status === 201) a.sendReferences.push(send.body.data.reference)
 }
