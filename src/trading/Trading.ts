@@ -9,7 +9,7 @@ import { CustomerActors } from "../ledger/CustomerActors.js"
 import type { BalanceLimitExceeded, CustomerBusy, InsufficientBalance } from "../ledger/Errors.js"
 import { Idempotency } from "../ledger/Idempotency.js"
 import * as Ledger from "../ledger/Ledger.js"
-import { type Asset, describeAmountProblem, parseAmount, toNumber } from "../money/Money.js"
+import { type Asset, describeAmountProblem, maxAmountMinor, parseAmount, toDecimalString, toNumber } from "../money/Money.js"
 import type { ExchangeRailUnavailable } from "../rails/Errors.js"
 import { Exchange, type ExchangePrices } from "../rails/Exchange.js"
 import type { FiatCurrency } from "../reference/Countries.js"
@@ -191,6 +191,18 @@ export const layer = Layer.effect(
         return toQuote(row, now)
       }).pipe(Effect.catchTag("SqlError", Effect.die))
 
+    /**
+     * What a trade delivers is bounded like any amount of one request (`maxAmount`): at extreme sandbox prices it
+     * could otherwise overflow the 64-bit amount columns (a 500) or exceed what renders exactly as a JSON number.
+     */
+    const aboveMaximum = (asset: Asset, minor: bigint) => {
+      const text = (value: bigint) => toDecimalString(asset, value).replace(/(\.\d*?)0+$/, "$1").replace(/\.$/, "")
+      return new BadRequest({
+        message: `amount: the trade would deliver ${text(minor)} ${asset} at the current rate; at most ` +
+          `${text(maxAmountMinor(asset))} ${asset} per request`
+      })
+    }
+
     const quoteBuy = (partnerId: string, customerId: string, body: BuyQuoteBody) =>
       actors.run(partnerId, customerId, (customer) =>
         Effect.gen(function*() {
@@ -206,6 +218,7 @@ export const layer = Layer.effect(
               details: { minimumAmount: toNumber(customer.currency, minimum), currency: customer.currency }
             })
           }
+          if (priced.usdt > maxAmountMinor("USDT")) return yield* aboveMaximum("USDT", priced.usdt)
           return yield* store(customer, "buy", prices, { fiat: priced.fiat, usdt: priced.usdt, fee: 0n, network: null })
         }))
 
@@ -232,6 +245,7 @@ export const layer = Layer.effect(
               details: { minimumAmount: toNumber("USDT", minimum), currency: "USDT" }
             })
           }
+          if (priced.fiat > maxAmountMinor(customer.currency)) return yield* aboveMaximum(customer.currency, priced.fiat)
           return yield* store(customer, "sell", prices, {
             fiat: priced.fiat,
             usdt: priced.usdt,
