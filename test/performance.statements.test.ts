@@ -87,4 +87,54 @@ describe("statements per request", () => {
     expect(foreign.body.code).toBe("CUSTOMER_FORBIDDEN")
     expect(ranForeign.length).toBeLessThanOrEqual(2) // the other partner's key: a cache miss, then the read
   })
+
+  it("a USDT buy: quote and execute", async () => {
+    const p = await app.newPartner()
+    const h = harness(app, p.partnerId)
+    const created = await app.request<any>("POST", "/partner/v1/customers", { apiKey: p.apiKey, body: customerBody() })
+    const id = created.body.data.id as string
+    expect((await h.credit(id, "NGN", 100_000_000n)).ok).toBe(true)
+    const quote = () =>
+      app.request<any>("POST", `/partner/v1/customers/${id}/buy/quote`, {
+        apiKey: p.apiKey,
+        body: { amount: 5000, sourceCurrency: "NGN", destinationCurrency: "USDT", type: "buy" }
+      })
+    // A first round warms whatever is cached (prices, the exchange rail's policy); the second is counted.
+    for (const round of ["warm", "count"]) {
+      const quoted = await fewest(() => quote())
+      expect(quoted.result.status).toBe(201)
+      const quotes = [quoted.result.body.data.id, (await quote()).body.data.id, (await quote()).body.data.id] as Array<string>
+      const executed = await fewest((attempt) =>
+        app.request<any>("POST", `/partner/v1/customers/${id}/buy/execute`, { apiKey: p.apiKey, body: { quoteId: quotes[attempt] } }))
+      expect(executed.result.status).toBe(200)
+      if (round === "count") {
+        console.log(["quote:", ...quoted.statements, "execute:", ...executed.statements].map((s) => s.slice(0, 160)).join("\n"))
+        expect(quoted.statements.length).toBeLessThanOrEqual(5)
+        expect(executed.statements.length).toBeLessThanOrEqual(9)
+      }
+    }
+  })
+
+  it("a crypto send", async () => {
+    const p = await app.newPartner()
+    const created = await app.request<any>("POST", "/partner/v1/customers", { apiKey: p.apiKey, body: customerBody() })
+    const id = created.body.data.id as string
+    expect((await app.request("POST", `/sandbox/customers/${id}/deposits`, { apiKey: p.apiKey, body: { asset: "USDT", network: "TRON", amount: 1000 } })).status).toBe(201)
+    const toAddress = "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t"
+    for (const reference of ["warm-1", "count-1"]) {
+      const { result, statements: ran } = await fewest((attempt) =>
+        app.request<any>("POST", `/partner/v1/customers/${id}/send`, {
+          apiKey: p.apiKey,
+          body: { asset: "USDT", amount: 10, network: "TRON", toAddress, reference: `${reference}-${attempt}` }
+        }))
+      expect(result.status).toBe(201)
+      if (reference === "count-1") {
+        // The job the send schedules wakes the in-process job daemon at once, whose poll lands in the window of
+        // every attempt: the request's own statements are those up to its COMMIT.
+        const own = ran.slice(0, ran.indexOf("COMMIT") + 1)
+        console.log(own.map((s, i) => `${i + 1}. ${s.slice(0, 160)}`).join("\n"))
+        expect(own.length).toBeLessThanOrEqual(9)
+      }
+    }
+  })
 })
