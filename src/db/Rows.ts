@@ -1,4 +1,5 @@
-import { Cause, Effect, ParseResult } from "effect"
+import type { SqlClient } from "@effect/sql"
+import { Cause, Effect, ParseResult, Schema } from "effect"
 
 /**
  * Repositories decode rows at the edge (`SqlSchema` with a row Schema). A row that does not decode, or a
@@ -25,3 +26,35 @@ export interface CreatedPageQuery {
   readonly before?: { readonly at: Date; readonly id: string } | undefined
   readonly limit: number
 }
+
+/** A `CreatedPageQuery` as a repository's SqlSchema request decodes it (nulls for what is absent). */
+export const CreatedPage = Schema.Struct({
+  partnerId: Schema.String,
+  customerId: Schema.NullOr(Schema.String),
+  beforeAt: Schema.NullOr(Schema.DateFromSelf),
+  beforeId: Schema.NullOr(Schema.String),
+  limit: Schema.Number
+})
+export type CreatedPage = typeof CreatedPage.Type
+
+export const createdPage = (query: CreatedPageQuery): CreatedPage => ({
+  partnerId: query.partnerId,
+  customerId: query.customerId ?? null,
+  beforeAt: query.before?.at ?? null,
+  beforeId: query.before?.id ?? null,
+  limit: query.limit
+})
+
+/** The conditions of a created page after the table's own (`AND ...`): its customer, and the keyset. */
+export const createdPageWhere = (sql: SqlClient.SqlClient, page: CreatedPage, alias = "") => {
+  const column = (name: string) => sql.unsafe(`${alias}${name}`)
+  return sql`
+    ${page.customerId === null ? sql`` : sql`AND ${column("customer_id")} = ${page.customerId}`}
+    ${page.beforeAt === null || page.beforeId === null
+      ? sql``
+      : sql`AND (${column("created_at")}, ${column("id")}) < (${page.beforeAt}, ${page.beforeId}::uuid)`}`
+}
+
+/** The order and the limit of a created page: newest first by (created_at, id). */
+export const createdPageOrder = (sql: SqlClient.SqlClient, page: CreatedPage, alias = "") =>
+  sql`ORDER BY ${sql.unsafe(`${alias}created_at`)} DESC, ${sql.unsafe(`${alias}id`)} DESC LIMIT ${page.limit}`

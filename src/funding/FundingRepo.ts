@@ -2,7 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { FiatCurrency } from "../reference/Countries.js"
 import { FundingChargeStatus, FundingChargeType } from "./Api.js"
-import { type CreatedPageQuery, orDieOnRow } from "../db/Rows.js"
+import { CreatedPage, createdPage, createdPageOrder, createdPageWhere, type CreatedPageQuery, orDieOnRow } from "../db/Rows.js"
 
 /** A customer's dedicated collection account (one per customer). */
 export const VirtualAccountRow = Schema.Struct({
@@ -141,22 +141,13 @@ export const make = Effect.gen(function*() {
         ORDER BY seq DESC LIMIT ${limit}`
   })
   const pendingCharges = SqlSchema.findAll({
-    Request: Schema.Struct({
-      partnerId: Schema.String,
-      customerId: Schema.NullOr(Schema.String),
-      now: Schema.DateFromSelf,
-      beforeAt: Schema.NullOr(Schema.DateFromSelf),
-      beforeId: Schema.NullOr(Schema.String),
-      limit: Schema.Number
-    }),
+    Request: Schema.Struct({ ...CreatedPage.fields, now: Schema.DateFromSelf }),
     Result: ChargeRow,
-    execute: ({ beforeAt, beforeId, customerId, limit, now, partnerId }) =>
+    execute: (page) =>
       sql`
         SELECT * FROM funding_charges
-        WHERE partner_id = ${partnerId} AND status = 'PENDING' AND expires_at > ${now}
-          ${customerId === null ? sql`` : sql`AND customer_id = ${customerId}`}
-          ${beforeAt === null || beforeId === null ? sql`` : sql`AND (created_at, id) < (${beforeAt}, ${beforeId}::uuid)`}
-        ORDER BY created_at DESC, id DESC LIMIT ${limit}`
+        WHERE partner_id = ${page.partnerId} AND status = 'PENDING' AND expires_at > ${page.now} ${createdPageWhere(sql, page)}
+        ${createdPageOrder(sql, page)}`
   })
   const markPaid = SqlSchema.findOne({
     Request: Schema.Struct({ id: Schema.String, amountPaid: Schema.BigInt, at: Schema.DateFromSelf }),
@@ -214,15 +205,7 @@ export const make = Effect.gen(function*() {
     chargesPage: (customerId: string, beforeSeq: string | undefined, limit: number) =>
       orDieOnRow(chargesPage({ customerId, beforeSeq, limit })),
     /** The partner's charges still PENDING and not yet past `expiresAt` at `now`, newest first by (created_at, id). */
-    pendingCharges: (query: CreatedPageQuery, now: Date) =>
-      orDieOnRow(pendingCharges({
-        partnerId: query.partnerId,
-        customerId: query.customerId ?? null,
-        now,
-        beforeAt: query.before?.at ?? null,
-        beforeId: query.before?.id ?? null,
-        limit: query.limit
-      })),
+    pendingCharges: (query: CreatedPageQuery, now: Date) => orDieOnRow(pendingCharges({ ...createdPage(query), now })),
     /** The charge PAID, or None when it was no longer PENDING. */
     markPaid: (id: string, amountPaid: bigint, at: Date) => orDieOnRow(markPaid({ id, amountPaid, at })),
     /** The charge closed, or None when it was no longer PENDING. */

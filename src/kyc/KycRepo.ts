@@ -1,7 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { DocumentContentType, DocumentType, KycItem, KycStatus, Reverification } from "./Api.js"
-import { type CreatedPageQuery, orDieOnRow } from "../db/Rows.js"
+import { CreatedPage, createdPage, createdPageOrder, createdPageWhere, type CreatedPageQuery, orDieOnRow } from "../db/Rows.js"
 
 const RecordStatus = KycStatus.pipe(Schema.pickLiteral("PENDING", "REVIEW", "APPROVED", "REJECTED"))
 const DecidedBy = Schema.Literal("registry", "rail", "reviewer")
@@ -122,23 +122,15 @@ export const make = Effect.gen(function*() {
         RETURNING ${records}`
   })
   const awaitingDecision = SqlSchema.findAll({
-    Request: Schema.Struct({
-      partnerId: Schema.String,
-      customerId: Schema.NullOr(Schema.String),
-      beforeAt: Schema.NullOr(Schema.DateFromSelf),
-      beforeId: Schema.NullOr(Schema.String),
-      limit: Schema.Number
-    }),
+    Request: CreatedPage,
     Result: KycRecordRow,
-    execute: ({ beforeAt, beforeId, customerId, limit, partnerId }) =>
+    execute: (page) =>
       sql`
         SELECT ${records} FROM kyc_records r
-        WHERE r.partner_id = ${partnerId} AND r.status IN ('PENDING', 'REVIEW')
-          ${customerId === null ? sql`` : sql`AND r.customer_id = ${customerId}`}
-          ${beforeAt === null || beforeId === null ? sql`` : sql`AND (r.created_at, r.id) < (${beforeAt}, ${beforeId}::uuid)`}
+        WHERE r.partner_id = ${page.partnerId} AND r.status IN ('PENDING', 'REVIEW') ${createdPageWhere(sql, page, "r.")}
           AND NOT EXISTS (
             SELECT 1 FROM kyc_records n WHERE n.customer_id = r.customer_id AND n.level = r.level AND n.seq > r.seq)
-        ORDER BY r.created_at DESC, r.id DESC LIMIT ${limit}`
+        ${createdPageOrder(sql, page, "r.")}`
   })
   const insertDocument = SqlSchema.single({
     Request: DocumentContentRow,
@@ -197,14 +189,7 @@ export const make = Effect.gen(function*() {
     findPartnerRecord,
     findLockedRecord,
     /** The partner's tiers awaiting a decision: each the newest record of its tier, PENDING or REVIEW; newest first. */
-    awaitingDecision: (query: CreatedPageQuery) =>
-      orDieOnRow(awaitingDecision({
-        partnerId: query.partnerId,
-        customerId: query.customerId ?? null,
-        beforeAt: query.before?.at ?? null,
-        beforeId: query.before?.id ?? null,
-        limit: query.limit
-      })),
+    awaitingDecision: (query: CreatedPageQuery) => orDieOnRow(awaitingDecision(createdPage(query))),
     decideRecord: (decision: typeof decideRecord extends (request: infer I) => unknown ? I : never) =>
       orDieOnRow(decideRecord(decision)),
 

@@ -1,6 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { type CreatedPageQuery, orDieOnRow } from "../db/Rows.js"
+import { CreatedPage, createdPage, createdPageOrder, createdPageWhere, type CreatedPageQuery, orDieOnRow } from "../db/Rows.js"
 import { StablecoinAsset } from "../reference/Networks.js"
 import { SendFailureCause, SendStatus } from "./Api.js"
 
@@ -85,21 +85,12 @@ export const make = Effect.gen(function*() {
         ORDER BY seq DESC LIMIT ${limit}`
   })
   const pending = SqlSchema.findAll({
-    Request: Schema.Struct({
-      partnerId: Schema.String,
-      customerId: Schema.NullOr(Schema.String),
-      beforeAt: Schema.NullOr(Schema.DateFromSelf),
-      beforeId: Schema.NullOr(Schema.String),
-      limit: Schema.Number
-    }),
+    Request: CreatedPage,
     Result: SendRow,
-    execute: ({ beforeAt, beforeId, customerId, limit, partnerId }) =>
+    execute: (page) =>
       sql`
-        SELECT * FROM sends
-        WHERE partner_id = ${partnerId} AND status = 'PENDING'
-          ${customerId === null ? sql`` : sql`AND customer_id = ${customerId}`}
-          ${beforeAt === null || beforeId === null ? sql`` : sql`AND (created_at, id) < (${beforeAt}, ${beforeId}::uuid)`}
-        ORDER BY created_at DESC, id DESC LIMIT ${limit}`
+        SELECT * FROM sends WHERE partner_id = ${page.partnerId} AND status = 'PENDING' ${createdPageWhere(sql, page)}
+        ${createdPageOrder(sql, page)}`
   })
   return {
     insert: (row: NewSendRow) => orDieOnRow(insert(row)),
@@ -119,13 +110,6 @@ export const make = Effect.gen(function*() {
     }) => orDieOnRow(settle(input)),
     page: (customerId: string, beforeSeq: string | undefined, limit: number) => orDieOnRow(page({ customerId, beforeSeq, limit })),
     /** The partner's sends the chain has not answered yet, newest first by (created_at, id). */
-    pending: (query: CreatedPageQuery) =>
-      orDieOnRow(pending({
-        partnerId: query.partnerId,
-        customerId: query.customerId ?? null,
-        beforeAt: query.before?.at ?? null,
-        beforeId: query.before?.id ?? null,
-        limit: query.limit
-      }))
+    pending: (query: CreatedPageQuery) => orDieOnRow(pending(createdPage(query)))
   }
 })

@@ -2,7 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { FiatCurrency } from "../reference/Countries.js"
 import { WithdrawalStatus } from "./Api.js"
-import { type CreatedPageQuery, orDieOnRow } from "../db/Rows.js"
+import { CreatedPage, createdPage, createdPageOrder, createdPageWhere, type CreatedPageQuery, orDieOnRow } from "../db/Rows.js"
 
 /** A row of `withdrawals`; the bank account's details are copied at submission. `seq` orders the list (keyset cursor). */
 export const WithdrawalRow = Schema.Struct({
@@ -78,21 +78,12 @@ export const make = Effect.gen(function*() {
         ORDER BY seq DESC LIMIT ${limit}`
   })
   const processing = SqlSchema.findAll({
-    Request: Schema.Struct({
-      partnerId: Schema.String,
-      customerId: Schema.NullOr(Schema.String),
-      beforeAt: Schema.NullOr(Schema.DateFromSelf),
-      beforeId: Schema.NullOr(Schema.String),
-      limit: Schema.Number
-    }),
+    Request: CreatedPage,
     Result: WithdrawalRow,
-    execute: ({ beforeAt, beforeId, customerId, limit, partnerId }) =>
+    execute: (page) =>
       sql`
-        SELECT * FROM withdrawals
-        WHERE partner_id = ${partnerId} AND status = 'PROCESSING'
-          ${customerId === null ? sql`` : sql`AND customer_id = ${customerId}`}
-          ${beforeAt === null || beforeId === null ? sql`` : sql`AND (created_at, id) < (${beforeAt}, ${beforeId}::uuid)`}
-        ORDER BY created_at DESC, id DESC LIMIT ${limit}`
+        SELECT * FROM withdrawals WHERE partner_id = ${page.partnerId} AND status = 'PROCESSING' ${createdPageWhere(sql, page)}
+        ${createdPageOrder(sql, page)}`
   })
   return {
     insert: (row: NewWithdrawalRow) => orDieOnRow(insert(row)),
@@ -104,13 +95,6 @@ export const make = Effect.gen(function*() {
       orDieOnRow(setStatus({ id, status, failureReason, at })),
     page: (customerId: string, beforeSeq: string | undefined, limit: number) => orDieOnRow(page({ customerId, beforeSeq, limit })),
     /** The partner's withdrawals the bank has not answered yet (PROCESSING), newest first by (created_at, id). */
-    processing: (query: CreatedPageQuery) =>
-      orDieOnRow(processing({
-        partnerId: query.partnerId,
-        customerId: query.customerId ?? null,
-        beforeAt: query.before?.at ?? null,
-        beforeId: query.before?.id ?? null,
-        limit: query.limit
-      }))
+    processing: (query: CreatedPageQuery) => orDieOnRow(processing(createdPage(query)))
   }
 })
