@@ -11,6 +11,7 @@ import { SandboxRatesHttp } from "./exchange/RatesHttp.js"
 import * as BankOperations from "./bank/Operations.js"
 import * as IdentitySimulator from "./identity/IdentitySimulator.js"
 import * as IdentityOperations from "./identity/Operations.js"
+import * as PayoutSimulator from "./payout/PayoutSimulator.js"
 import * as RailPolicies from "./RailPolicies.js"
 import { SandboxRailsHttp } from "./RailsHttp.js"
 import { SandboxFundingHttp } from "./SandboxFundingHttp.js"
@@ -30,7 +31,8 @@ export const railsLayer = Layer.mergeAll(
   BankSimulator.layer,
   ChainSimulator.layer,
   IdentitySimulator.layer,
-  ExchangeSimulator.layer
+  ExchangeSimulator.layer,
+  PayoutSimulator.layer
 ).pipe(Layer.provideMerge(policiesLayer))
 
 /**

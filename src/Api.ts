@@ -2,6 +2,7 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import { CustomersApi } from "./customers/Api.js"
 import { FundingApi, SandboxEftApi, SandboxFundingApi } from "./funding/Api.js"
 import { HealthApi } from "./health/Api.js"
+import { InternationalApi } from "./international/Api.js"
 import { KycApi, SandboxKycApi } from "./kyc/Api.js"
 import { LedgerApi, SandboxLedgerApi } from "./ledger/Api.js"
 import { SandboxRailsApi } from "./rails/Api.js"
@@ -79,6 +80,7 @@ const base = HttpApi.make("api")
   .add(WithdrawalsApi)
   .add(TradingApi)
   .add(SendsApi)
+  .add(InternationalApi)
   .annotate(OpenApi.Title, "Partner Money Movement Service")
   .annotate(OpenApi.Description, description)
   .annotate(OpenApi.Servers, [{ url: "/", description: "The origin that serves this document (every path starts with /api/v1)" }])

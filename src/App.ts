@@ -17,6 +17,8 @@ import * as Funding from "./funding/Funding.js"
 import { FundingHttp } from "./funding/Http.js"
 import { ShutdownLayer, ShutdownTrigger } from "./http/Shutdown.js"
 import { HealthHttp } from "./health/Http.js"
+import { InternationalHttp } from "./international/Http.js"
+import * as International from "./international/International.js"
 import { PartnerAuthLive, SandboxAuthLive } from "./http/AuthLive.js"
 import { answerClientError } from "./http/ClientErrors.js"
 import { makeHttpMiddleware, routeTable } from "./http/Middleware.js"
@@ -96,7 +98,7 @@ export const makeServicesLayer = (database: DatabaseLayer, ids: Layer.Layer<Ids.
     Jobs.daemonLayer,
     WebhookSender.layer
   ).pipe(Layer.provideMerge(rails))
-  const tier2 = Layer.mergeAll(Kyc.layer.pipe(Layer.provideMerge(KycDocuments.layer)), LedgerReads.layer, Webhooks.layer, WebhookDispatcher.layer, Withdrawals.moduleLayer, Trading.layer).pipe(Layer.provideMerge(tier1))
+  const tier2 = Layer.mergeAll(Kyc.layer.pipe(Layer.provideMerge(KycDocuments.layer)), LedgerReads.layer, Webhooks.layer, WebhookDispatcher.layer, Withdrawals.moduleLayer, Trading.layer, International.layer).pipe(Layer.provideMerge(tier1))
   // Funding gates an NGN virtual account on KYC Tier 1 (Kyc.tierStatus).
   const tier3 = Funding.layer.pipe(Layer.provideMerge(tier2))
   // Sends refuse a customer's own deposit addresses (Deposits.isOwnAddress).
@@ -106,7 +108,7 @@ export const makeServicesLayer = (database: DatabaseLayer, ids: Layer.Layer<Ids.
 }
 
 /** Handlers of the partner-facing groups (served in both modes). */
-const partnerGroups = Layer.mergeAll(HealthHttp, CustomersHttp, LedgerHttp, FundingHttp, KycHttp, WebhooksHttp, BankAccountsHttp, WithdrawalsHttp, TradingHttp, SendsHttp)
+const partnerGroups = Layer.mergeAll(HealthHttp, CustomersHttp, LedgerHttp, FundingHttp, KycHttp, WebhooksHttp, BankAccountsHttp, WithdrawalsHttp, TradingHttp, SendsHttp, InternationalHttp)
 
 /** Handlers of the sandbox control groups (sandbox mode only). */
 const sandboxGroups = Layer.mergeAll(SandboxHttp, SandboxPartnersHttp, SandboxKycHttp, SandboxLedgerHttp, SandboxInspectHttp, Simulators.controlsLayer)
@@ -164,9 +166,9 @@ export const Banner = Layer.effectDiscard(Effect.gen(function*() {
   const baseUrl = baseUrlOf(server.address)
   const lines = [`Partner Money Movement Service (${config.mode}) listening`, `  Base URL:  ${baseUrl}`, `  Docs:      ${baseUrl}/docs`]
   const rails = railAdaptersOf(config) === "simulated"
-    ? "simulated (bank, chain, identity, exchange)" + (config.mode === "production" ? " — SIMULATED_RAILS=true: no real money moves" : "")
-    : "none configured: bank, chain, identity and exchange routes answer 503 <RAIL>_RAIL_UNAVAILABLE"
-  lines.push(`  Rails:     ${rails}; payout partners not built yet`)
+    ? "simulated (bank, chain, identity, exchange, payout)" + (config.mode === "production" ? " — SIMULATED_RAILS=true: no real money moves" : "")
+    : "none configured: bank, chain, identity, exchange and payout routes answer 503 <RAIL>_RAIL_UNAVAILABLE"
+  lines.push(`  Rails:     ${rails}; payout partners serve corridors only (enrolment and payouts not built yet)`)
   if (config.mode === "sandbox") {
     const partners = yield* Partners.Partners
     const demo = yield* partners.ensureDemo

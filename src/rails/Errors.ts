@@ -26,3 +26,10 @@ export class ExchangeRailUnavailable extends ApiError("ExchangeRailUnavailable",
   static readonly standard = () =>
     new ExchangeRailUnavailable({ message: "The exchange rail is not available in this deployment: no exchange adapter is configured" })
 }
+
+export class PayoutRailUnavailable extends ApiError("PayoutRailUnavailable", 503, "PAYOUT_RAIL_UNAVAILABLE") {
+  static readonly standard = () =>
+    new PayoutRailUnavailable({
+      message: "The payout rail is not available in this deployment: no payout-partner adapter is configured"
+    })
+}

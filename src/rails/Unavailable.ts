@@ -1,9 +1,10 @@
 import { Effect, Layer } from "effect"
 import { Bank } from "./Bank.js"
 import { Chain } from "./Chain.js"
-import { BankRailUnavailable, ChainRailUnavailable, ExchangeRailUnavailable, IdentityRailUnavailable } from "./Errors.js"
+import { BankRailUnavailable, ChainRailUnavailable, ExchangeRailUnavailable, IdentityRailUnavailable, PayoutRailUnavailable } from "./Errors.js"
 import { Exchange } from "./Exchange.js"
 import { Identity } from "./Identity.js"
+import { PayoutPartners } from "./PayoutPartners.js"
 
 /**
  * The adapters of a production deployment that has no live adapter for a rail (and did not opt in to the
@@ -14,6 +15,7 @@ const bank = Effect.fail(BankRailUnavailable.standard())
 const chain = Effect.fail(ChainRailUnavailable.standard())
 const identity = Effect.fail(IdentityRailUnavailable.standard())
 const exchange = Effect.fail(ExchangeRailUnavailable.standard())
+const payout = Effect.fail(PayoutRailUnavailable.standard())
 
 export const bankLayer = Layer.succeed(Bank, Bank.of({
   banks: () => bank,
@@ -43,4 +45,9 @@ export const exchangeLayer = Layer.succeed(Exchange, Exchange.of({
   execute: () => exchange
 }))
 
-export const layer = Layer.mergeAll(bankLayer, chainLayer, identityLayer, exchangeLayer)
+/** The implemented part of the payout rail (src/rails/PayoutPartners.ts); enrolment and payouts are declared only. */
+export const payoutLayer = Layer.succeed(PayoutPartners, PayoutPartners.of({
+  corridors: () => payout
+}))
+
+export const layer = Layer.mergeAll(bankLayer, chainLayer, identityLayer, exchangeLayer, payoutLayer)

@@ -255,7 +255,8 @@ export const makeGenerator = (doc: OpenApiDoc, operations: ReadonlyArray<Operati
     "sends.quote": () => ({ asset: "USDT", amount: 10, network: "TRON" }),
     // No reference: every accepted send is a new one (10 USDT; refreshWorld tops USDT up).
     "sends.send": () => sendBody(),
-    "sandboxSends.fail": () => ({ reason: "dropped" })
+    "sandboxSends.fail": () => ({ reason: "dropped" }),
+    "international.setFeeSetting": () => ({ paysForCustomers: true })
   }
   const baseQuery: Record<string, Array<[string, string]>> = {
     "bankAccounts.banks": [["country", "NG"]],

@@ -8,6 +8,7 @@ import withdrawals from "./0008_withdrawals.js"
 import fundingRedirect from "./0009_funding_redirect.js"
 import trading from "./0010_trading.js"
 import sends from "./0011_sends.js"
+import international from "./0012_international.js"
 
 /** Every migration, in order; statically imported so that tsx, vitest and compiled code load the same set. */
 export const migrations = {
@@ -20,5 +21,6 @@ export const migrations = {
   "0008_withdrawals": withdrawals,
   "0009_funding_redirect": fundingRedirect,
   "0010_trading": trading,
-  "0011_sends": sends
+  "0011_sends": sends,
+  "0012_international": international
 }

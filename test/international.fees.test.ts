@@ -1,0 +1,189 @@
+import { Effect } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { Partners } from "../src/partners/Partners.js"
+import { destinationGroups } from "../src/reference/Groups.js"
+import { startTestApp, type TestApp } from "./support/TestApp.js"
+
+/**
+ * The partner's international verification fee setting (SPEC.md "Partner fee setting", docs/international.md):
+ * `GET` and `PUT /partner/v1/fees/international-verification` over real HTTP. Stored per partner, default
+ * `paysForCustomers: false`; the groups' fees are read from the groups. The service clock is frozen
+ * (test/support/TestApp.ts), so `updatedAt` is the clock's reading and moves only when a test advances it.
+ */
+let app: TestApp
+
+beforeAll(async () => {
+  app = await startTestApp()
+})
+afterAll(() => app?.close())
+
+const path = "/partner/v1/fees/international-verification"
+
+const groups = [
+  {
+    key: "americas_europe",
+    registrationFee: { individual: { amount: "3", currency: "USDT" }, business: { amount: "11", currency: "USDT" } }
+  },
+  {
+    key: "china",
+    registrationFee: { individual: { amount: "3", currency: "USDT" }, business: { amount: "11", currency: "USDT" } }
+  }
+]
+
+const serviceNow = async (apiKey: string) => (await app.request("GET", "/sandbox/clock", { apiKey })).body.data.now as string
+
+const read = async (apiKey: string) => {
+  const reply = await app.request("GET", path, { apiKey })
+  expect(reply.status).toBe(200)
+  expect(Object.keys(reply.body).sort()).toEqual(["data", "success"])
+  return reply.body.data
+}
+
+const put = (apiKey: string, body: unknown) => app.request("PUT", path, { apiKey, body })
+
+describe("GET /fees/international-verification", () => {
+  it("defaults to customers paying, with every group's fees and no updatedAt", async () => {
+    const { apiKey } = await app.newPartner()
+    expect(await read(apiKey)).toEqual({ paysForCustomers: false, paidBy: "CUSTOMER", groups, updatedAt: null })
+  })
+
+  it("lists the groups' fees as the reference data holds them (read from the group)", async () => {
+    const { apiKey } = await app.newPartner()
+    expect((await read(apiKey)).groups).toEqual(destinationGroups.map((g) => ({ key: g.key, registrationFee: g.registrationFee })))
+  })
+
+  it("needs an approved partner's key", async () => {
+    const none = await app.request("GET", path)
+    expect({ status: none.status, code: none.body.code }).toEqual({ status: 401, code: "UNAUTHORIZED" })
+    const pending = await app.newPartner("PENDING")
+    for (const [method, body] of [["GET", undefined], ["PUT", { paysForCustomers: true }]] as const) {
+      const reply = await app.request(method, path, { apiKey: pending.apiKey, ...(body === undefined ? {} : { body }) })
+      expect({ method, status: reply.status, code: reply.body.code }).toEqual({ method, status: 403, code: "PARTNER_NOT_APPROVED" })
+    }
+    expect(await app.query("SELECT partner_id FROM international_fee_settings WHERE partner_id = $1", [pending.partnerId])).toEqual([])
+  })
+})
+
+describe("PUT /fees/international-verification", () => {
+  it("true then false round trip: paidBy follows, updatedAt is the service clock, a read answers the same", async () => {
+    const { apiKey } = await app.newPartner()
+    const at = await serviceNow(apiKey)
+    const on = await put(apiKey, { paysForCustomers: true })
+    expect(on.status).toBe(200)
+    expect(on.body).toEqual({ success: true, data: { paysForCustomers: true, paidBy: "PARTNER", groups, updatedAt: at } })
+    expect(await read(apiKey)).toEqual(on.body.data)
+
+    const advanced = await app.request("POST", "/sandbox/clock/advance", { apiKey, body: { seconds: 90 } })
+    expect(advanced.status).toBe(200)
+    const later = await serviceNow(apiKey)
+    expect(Date.parse(later) - Date.parse(at)).toBe(90_000)
+    const off = await put(apiKey, { paysForCustomers: false })
+    expect(off.status).toBe(200)
+    expect(off.body.data).toEqual({ paysForCustomers: false, paidBy: "CUSTOMER", groups, updatedAt: later })
+    expect(await read(apiKey)).toEqual(off.body.data)
+  })
+
+  it("the same value again is accepted and answers the same setting", async () => {
+    const { apiKey } = await app.newPartner()
+    const first = await put(apiKey, { paysForCustomers: true })
+    const again = await put(apiKey, { paysForCustomers: true })
+    expect(again.status).toBe(200)
+    expect(again.body.data).toEqual(first.body.data)
+  })
+
+  it("is per partner: another partner keeps its own setting (the default included)", async () => {
+    const a = await app.newPartner()
+    const b = await app.newPartner()
+    const c = await app.newPartner()
+    expect((await put(a.apiKey, { paysForCustomers: true })).status).toBe(200)
+    expect((await put(c.apiKey, { paysForCustomers: false })).status).toBe(200)
+    expect((await read(a.apiKey)).paysForCustomers).toBe(true)
+    expect(await read(b.apiKey)).toEqual({ paysForCustomers: false, paidBy: "CUSTOMER", groups, updatedAt: null })
+    expect((await read(c.apiKey)).paidBy).toBe("CUSTOMER")
+    // One row per partner that set it, none for b.
+    const rows = await app.query<{ partnerId: string; paysForCustomers: boolean }>(
+      "SELECT partner_id, pays_for_customers FROM international_fee_settings WHERE partner_id IN ($1, $2, $3) ORDER BY pays_for_customers DESC",
+      [a.partnerId, b.partnerId, c.partnerId]
+    )
+    expect(rows).toEqual([{ partnerId: a.partnerId, paysForCustomers: true }, { partnerId: c.partnerId, paysForCustomers: false }])
+  })
+
+  it("concurrent PUTs of one partner leave one row holding one of the values sent", async () => {
+    const { apiKey, partnerId } = await app.newPartner()
+    const replies = await Promise.all(Array.from({ length: 10 }, (_, i) => put(apiKey, { paysForCustomers: i % 2 === 0 })))
+    expect(replies.map((r) => r.status)).toEqual(Array(10).fill(200))
+    const rows = await app.query<{ paysForCustomers: boolean }>("SELECT pays_for_customers FROM international_fee_settings WHERE partner_id = $1", [partnerId])
+    expect(rows.length).toBe(1)
+    expect((await read(apiKey)).paysForCustomers).toBe(rows[0]!.paysForCustomers)
+  })
+
+  it("ignores fields it does not list", async () => {
+    const { apiKey } = await app.newPartner()
+    const reply = await put(apiKey, { paysForCustomers: true, paidBy: "CUSTOMER", groups: [], customerId: "x" })
+    expect(reply.status).toBe(200)
+    expect(reply.body.data).toMatchObject({ paysForCustomers: true, paidBy: "PARTNER", groups })
+  })
+
+  describe("validation: 400 BAD_REQUEST naming paysForCustomers, nothing stored", () => {
+    const cases: ReadonlyArray<[string, unknown, RegExp]> = [
+      ["missing", {}, /^paysForCustomers: is required$/],
+      ["null", { paysForCustomers: null }, /^paysForCustomers: must be true or false/],
+      ["a string", { paysForCustomers: "true" }, /^paysForCustomers: must be true or false \(got "true"\)$/],
+      ["a number", { paysForCustomers: 1 }, /^paysForCustomers: must be true or false/],
+      ["an object", { paysForCustomers: { value: true } }, /^paysForCustomers: must be true or false/],
+      ["an array", { paysForCustomers: [true] }, /^paysForCustomers: must be true or false/]
+    ]
+    for (const [label, body, message] of cases) {
+      it(label, async () => {
+        const { apiKey, partnerId } = await app.newPartner()
+        const reply = await put(apiKey, body)
+        expect(reply.status).toBe(400)
+        expect(reply.body).toMatchObject({ success: false, statusCode: 400, code: "BAD_REQUEST", path: `/api/v1${path}` })
+        expect(reply.body.message).toMatch(message)
+        expect(await app.query("SELECT partner_id FROM international_fee_settings WHERE partner_id = $1", [partnerId])).toEqual([])
+      })
+    }
+
+    it("a set value survives a refused PUT", async () => {
+      const { apiKey } = await app.newPartner()
+      const set = (await put(apiKey, { paysForCustomers: true })).body.data
+      expect((await put(apiKey, { paysForCustomers: "no" })).status).toBe(400)
+      expect(await read(apiKey)).toEqual(set)
+    })
+
+    it("no body, a body that is not an object, malformed JSON, another content type", async () => {
+      const { apiKey } = await app.newPartner()
+      const none = await app.request("PUT", path, { apiKey })
+      expect({ status: none.status, code: none.body.code }).toEqual({ status: 400, code: "BAD_REQUEST" })
+      const array = await put(apiKey, [{ paysForCustomers: true }])
+      expect({ status: array.status, code: array.body.code }).toEqual({ status: 400, code: "BAD_REQUEST" })
+      const malformed = await app.request("PUT", path, { apiKey, rawBody: "{\"paysForCustomers\": tru", headers: { "content-type": "application/json" } })
+      expect({ status: malformed.status, code: malformed.body.code }).toEqual({ status: 400, code: "MALFORMED_JSON" })
+      const text = await app.request("PUT", path, { apiKey, rawBody: "paysForCustomers=true", headers: { "content-type": "text/plain" } })
+      expect({ status: text.status, code: text.body.code }).toEqual({ status: 415, code: "UNSUPPORTED_MEDIA_TYPE" })
+      expect((await read(apiKey)).updatedAt).toBeNull()
+    })
+  })
+
+  it("other methods are 405 with Allow: GET, PUT", async () => {
+    const { apiKey } = await app.newPartner()
+    const reply = await app.request("POST", path, { apiKey, body: { paysForCustomers: true } })
+    expect({ status: reply.status, code: reply.body.code }).toEqual({ status: 405, code: "METHOD_NOT_ALLOWED" })
+    expect(reply.headers.get("allow")?.split(/,\s*/).sort()).toEqual(["GET", "PUT"])
+  })
+})
+
+describe("in production (no rail involved)", () => {
+  it("reads and sets the fee setting without any rail adapter", async () => {
+    const production = await startTestApp({ config: { mode: "production" } })
+    try {
+      const { apiKey } = await production.run(Effect.flatMap(Partners, (partners) => partners.create({ name: "Live", kybStatus: "APPROVED" })))
+      expect((await production.request("GET", path, { apiKey })).body.data).toMatchObject({ paysForCustomers: false, updatedAt: null })
+      const reply = await production.request("PUT", path, { apiKey, body: { paysForCustomers: true } })
+      expect(reply.status).toBe(200)
+      expect(reply.body.data).toMatchObject({ paysForCustomers: true, paidBy: "PARTNER", groups })
+    } finally {
+      await production.close()
+    }
+  })
+})
