@@ -252,6 +252,14 @@ describe("POST /customers/{id}/withdraw", () => {
     const different = await withdraw(p, id, { amount: 300, reference: "same-ref" })
     expect(different.status).toBe(201)
     expect(different.body).toEqual(replies[0]!.body)
+    // A repeat is never priced again: an amount under today's minimum (or with too many decimals) still answers
+    // the original, so a retry after a time-out cannot read as a refusal of a withdrawal that went through.
+    for (const amount of [50, 250.001]) {
+      const repeat = await withdraw(p, id, { amount, reference: "same-ref" })
+      expect(repeat.status).toBe(201)
+      expect(repeat.body).toEqual(replies[0]!.body)
+    }
+    expect(await balances(p, id)).toEqual({ available: 75_000n, held: 25_000n })
 
     const other = await customer(p, { funds: 100_000n })
     const taken = await withdraw(p, other, { amount: 250, reference: "same-ref" })

@@ -255,7 +255,6 @@ export const layer = Layer.effect(
     const send = (partnerId: string, customerId: string, body: SendBody) =>
       actors.run(partnerId, customerId, (customer) =>
         Effect.gen(function*() {
-          const planned = yield* plan(body)
           if (body.reference === "." || body.reference === "..") {
             // A send is read and controlled at `/sends/{reference}`: URL parsers resolve these as dot segments.
             return yield* new BadRequest({ message: "reference: \".\" and \"..\" cannot name a send (they are dot segments in its URL)" })
@@ -266,6 +265,7 @@ export const layer = Layer.effect(
             (id) =>
               Effect.gen(function*() {
                 // Checked only for a new send: a repeated reference answers the original whatever it carries.
+                const planned = yield* plan(body)
                 const toAddress = body.toAddress
                 if (!chain.isValidAddress(planned.network.network, toAddress)) {
                   return yield* new InvalidAddress({

@@ -215,11 +215,12 @@ export const layer = Layer.effect(
     const withdraw = (partnerId: string, customerId: string, body: WithdrawBody) =>
       actors.run(partnerId, customerId, (customer) =>
         Effect.gen(function*() {
-          const { currency, split } = yield* price(customer.currency, body.amount)
           const reference = body.reference ?? (yield* idempotency.generate)
+          // Priced only for a new withdrawal: a repeated reference answers the original whatever the fee schedule
+          // says now (a retry after a time-out must never read as a refusal of a withdrawal that went through).
           return yield* idempotency.once(
             { partnerId, endpoint: idempotencyEndpoint, reference, customerId: customer.id },
-            create(customer, reference, currency, split),
+            (id) => Effect.flatMap(price(customer.currency, body.amount), ({ currency, split }) => create(customer, reference, currency, split)(id)),
             load(customer.id)
           )
         }).pipe(Effect.catchTag("SqlError", Effect.die)))
