@@ -6,6 +6,7 @@ import { PartnerAuth, SandboxAuth } from "../http/Auth.js"
 import { Envelope } from "../http/Envelope.js"
 import { CustomerBusy } from "../ledger/Errors.js"
 import { IdentityRailUnavailable } from "../rails/Errors.js"
+import { DocumentUrl, IdDocumentNumber } from "./DocumentFields.js"
 
 export const KycStatus = Schema.Literal("NOT_STARTED", "PENDING", "REVIEW", "APPROVED", "REJECTED")
 export type KycStatus = typeof KycStatus.Type
@@ -36,19 +37,14 @@ export const Tier1Body = Schema.Struct({ bvn: elevenDigits, nin: elevenDigits })
 /** Kinds of identity document accepted for Tier 2. */
 export const IdDocumentType = Schema.Literal("PASSPORT", "NATIONAL_ID", "DRIVERS_LICENSE", "VOTERS_CARD")
 
-const documentUrl = Schema.String.pipe(
-  Schema.maxLength(2048, { message: () => "must be a document url returned by POST .../kyc/documents" }),
-  Schema.pattern(/\/kyc\/documents\/[0-9a-fA-F-]{36}$/, { message: () => "must be a document url returned by POST .../kyc/documents" })
-)
-
 export const Tier2Body = Schema.Struct({
   idDocument: Schema.Struct({
     type: IdDocumentType.annotations({ message: () => "must be one of PASSPORT, NATIONAL_ID, DRIVERS_LICENSE, VOTERS_CARD" }),
-    number: Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9]{5,20}$/, { message: () => "must be 5 to 20 letters or digits" })),
-    frontUrl: documentUrl,
-    backUrl: Schema.optional(documentUrl)
+    number: IdDocumentNumber,
+    frontUrl: DocumentUrl,
+    backUrl: Schema.optional(DocumentUrl)
   }),
-  selfieUrl: documentUrl
+  selfieUrl: DocumentUrl
 })
 export type Tier2Body = typeof Tier2Body.Type
 

@@ -6,6 +6,7 @@ import { CurrentPartner } from "../http/Auth.js"
 import { publicBaseUrl } from "../http/PublicUrl.js"
 import { type MultipartFile, type MultipartForm, readMultipart } from "../http/MultipartBody.js"
 import { documentBytesMax, DocumentTooLarge, DocumentType, documentTypes, uploadBodyBytesMax } from "./Api.js"
+import { documentUrlOf } from "./DocumentFields.js"
 import { Documents, type StoredDocument } from "./Documents.js"
 import { Kyc } from "./Kyc.js"
 
@@ -76,8 +77,7 @@ const uploadedFile = (form: MultipartForm): Either.Either<MultipartFile, string>
 const decodeType = Schema.decodeUnknownOption(DocumentType)
 
 /** Built from PUBLIC_BASE_URL (src/http/PublicUrl.ts), never from the request's Host header. */
-const documentUrl = (baseUrl: string, document: StoredDocument) =>
-  `${baseUrl}/api/v1/partner/v1/customers/${document.customerId}/kyc/documents/${document.id}`
+const documentUrl = (baseUrl: string, document: StoredDocument) => documentUrlOf(baseUrl, document.customerId, document.id)
 
 export const KycHttp = HttpApiBuilder.group(Api, "kyc", (handlers) =>
   Effect.gen(function*() {

@@ -25,6 +25,7 @@ import {
   type Tier2Body,
   type VerificationSummary
 } from "./Api.js"
+import { checkDocumentUrl, notThisCustomersDocument } from "./DocumentFields.js"
 import { Documents } from "./Documents.js"
 import * as KycRepo from "./KycRepo.js"
 import { eligibility, remainingAfter, tier1Verdict } from "./KycRules.js"
@@ -248,10 +249,10 @@ export const layer = Layer.effect(
 
     const documentOf = (customerId: string, url: string, field: string, images: boolean) =>
       Effect.gen(function*() {
-        const match = /\/customers\/([^/]+)\/kyc\/documents\/([^/]+)$/.exec(url)
-        const notFound = new KycDocumentNotFound({ message: `${field}: is not a document uploaded for this customer` })
-        if (match === null || match[1]!.toLowerCase() !== customerId) return yield* notFound
-        const document = yield* documents.find(customerId, match[2]!)
+        const notFound = new KycDocumentNotFound({ message: `${field}: ${notThisCustomersDocument}` })
+        const documentId = checkDocumentUrl(url, customerId)
+        if (documentId === undefined) return yield* notFound
+        const document = yield* documents.find(customerId, documentId)
         if (document === undefined) return yield* notFound
         if (images && document.contentType === "application/pdf") {
           return yield* new KycDocumentNotFound({ message: `${field}: must be a JPEG or PNG image, not a PDF` })
