@@ -52,14 +52,17 @@ export const magicAddress = (format: AddressFormat, n: number): string => {
   return encodeAddress(format, bytes)
 }
 
+/** Every magic address by format, encoded once (EVM ones in lower case: they match in any letter case). */
+const magicByFormat: Readonly<Record<AddressFormat, ReadonlyMap<string, SendFailureCause>>> = {
+  evm: new Map(magicOutcomes.map(([n, cause]) => [magicAddress("evm", n).toLowerCase(), cause])),
+  TRON: new Map(magicOutcomes.map(([n, cause]) => [magicAddress("TRON", n), cause])),
+  SOLANA: new Map(magicOutcomes.map(([n, cause]) => [magicAddress("SOLANA", n), cause]))
+}
+
 /** The failure a magic address forces, if `address` is one. */
 export const magicOutcomeOf = (network: string, address: string): SendFailureCause | undefined => {
   const format = formatOfNetwork(network)
-  const found = magicOutcomes.find(([n]) => {
-    const magic = magicAddress(format, n)
-    return format === "evm" ? magic.toLowerCase() === address.toLowerCase() : magic === address
-  })
-  return found?.[1]
+  return magicByFormat[format].get(format === "evm" ? address.toLowerCase() : address)
 }
 
 /** Address format of a network; a network we do not list is an EVM network (the only kind an address of ours spans). */

@@ -12,7 +12,6 @@ import { type Asset, mulRatio, scaleOf } from "../money/Money.js"
  * - The smallest trade receives 1 USDT (buy) or sells 1 USDT net of the fee (sell).
  */
 
-export const usdt: Asset = "USDT"
 const usdtScale = scaleOf("USDT")
 
 /** 1 USDT in minor units: the smallest USDT a buy delivers, and the smallest net USDT a sell sells. */

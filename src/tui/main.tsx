@@ -1,3 +1,4 @@
+import { Config, Effect, Option } from "effect"
 import * as NodeFs from "node:fs"
 import { parseArgs } from "node:util"
 import { demoApiKey, fromMaster, parseKey, sandboxKeyPath } from "../crypto/Keys.js"
@@ -22,21 +23,31 @@ const fail = (message: string): never => {
   process.exit(1)
 }
 
-const defaultUrl = () => {
-  const host = process.env.HOST === undefined || process.env.HOST === "" || process.env.HOST === "0.0.0.0" || process.env.HOST === "::"
-    ? "127.0.0.1"
-    : process.env.HOST
-  const port = process.env.PORT === undefined || process.env.PORT === "" ? "8080" : process.env.PORT
+/** A setting that is absent or empty reads as none. */
+const setting = (name: string) => Config.string(name).pipe(Config.option, Config.map(Option.filter((value) => value !== "")))
+
+/** What locates the sandbox `npm start` runs (its HOST, PORT, DATA_DIR, ENCRYPTION_KEY) and PMM_API_KEY. */
+const Environment = Config.all({
+  host: setting("HOST"),
+  port: setting("PORT"),
+  dataDir: setting("DATA_DIR"),
+  encryptionKey: setting("ENCRYPTION_KEY"),
+  apiKey: setting("PMM_API_KEY")
+})
+type Environment = Config.Config.Success<typeof Environment>
+
+const defaultUrl = (env: Environment) => {
+  const host = Option.getOrElse(Option.filter(env.host, (h) => h !== "0.0.0.0" && h !== "::"), () => "127.0.0.1")
+  const port = Option.getOrElse(env.port, () => "8080")
   return `http://${host.includes(":") ? `[${host}]` : host}:${port}`
 }
 
-const defaultKey = (): string => {
-  if (process.env.PMM_API_KEY !== undefined && process.env.PMM_API_KEY !== "") return process.env.PMM_API_KEY
-  const dataDir = process.env.DATA_DIR === undefined || process.env.DATA_DIR === "" ? "./data" : process.env.DATA_DIR
-  const fromEnv = process.env.ENCRYPTION_KEY
+const defaultKey = (env: Environment): string => {
+  if (Option.isSome(env.apiKey)) return env.apiKey.value
+  const dataDir = Option.getOrElse(env.dataDir, () => "./data")
   let raw: string
-  if (fromEnv !== undefined && fromEnv !== "") {
-    raw = fromEnv
+  if (Option.isSome(env.encryptionKey)) {
+    raw = env.encryptionKey.value
   } else {
     try {
       raw = NodeFs.readFileSync(sandboxKeyPath(dataDir), "utf8").trim()
@@ -69,15 +80,16 @@ const main = async () => {
     process.stdout.write(`${usage}\n`)
     return
   }
+  const env = Effect.runSync(Environment)
   const output = args.values.output
   if (output !== undefined && output !== "json") return fail(`--output: must be json (got ${output})`)
   let baseUrl: string
   try {
-    baseUrl = normaliseBaseUrl(args.values.url ?? defaultUrl())
+    baseUrl = normaliseBaseUrl(args.values.url ?? defaultUrl(env))
   } catch {
     return fail(`--url: not a valid http(s) URL: ${args.values.url}`)
   }
-  const apiKey = args.values.key ?? defaultKey()
+  const apiKey = args.values.key ?? defaultKey(env)
   let backend: Backend
   let partnerName: string
   try {
