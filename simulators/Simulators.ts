@@ -11,6 +11,7 @@ import { SandboxRatesHttp } from "./exchange/RatesHttp.js"
 import * as BankOperations from "./bank/Operations.js"
 import * as IdentitySimulator from "./identity/IdentitySimulator.js"
 import * as IdentityOperations from "./identity/Operations.js"
+import * as PayoutEnrolments from "./payout/Enrolments.js"
 import * as PayoutSimulator from "./payout/PayoutSimulator.js"
 import * as RailPolicies from "./RailPolicies.js"
 import { SandboxRailsHttp } from "./RailsHttp.js"
@@ -32,16 +33,28 @@ export const railsLayer = Layer.mergeAll(
   ChainSimulator.layer,
   IdentitySimulator.layer,
   ExchangeSimulator.layer,
-  PayoutSimulator.layer
+  PayoutSimulator.layer,
+  PayoutEnrolments.layer
 ).pipe(Layer.provideMerge(policiesLayer))
 
 /**
  * Each rail's pending operations, for `GET /sandbox/operations` (src/sandbox/Operations.ts). A flow that starts
  * operations on a rail adds its source here (docs/sandbox-inspect.md).
  */
-export const operationsLayer = Layer.mergeAll(BankOperations.operationsLayer, IdentityOperations.operationsLayer, ChainOperations.operationsLayer)
+export const operationsLayer = Layer.mergeAll(
+  BankOperations.operationsLayer,
+  IdentityOperations.operationsLayer,
+  ChainOperations.operationsLayer,
+  PayoutEnrolments.operationsLayer
+)
 
-export const outcomesLayer = Layer.mergeAll(BankSimulator.outcomesLayer, IdentitySimulator.outcomesLayer, ChainSimulator.outcomesLayer, operationsLayer)
+export const outcomesLayer = Layer.mergeAll(
+  BankSimulator.outcomesLayer,
+  IdentitySimulator.outcomesLayer,
+  ChainSimulator.outcomesLayer,
+  PayoutEnrolments.outcomesLayer,
+  operationsLayer
+)
 
 /** Handlers of the rails' sandbox control groups. */
 export const controlsLayer = Layer.mergeAll(
@@ -50,5 +63,6 @@ export const controlsLayer = Layer.mergeAll(
   SandboxEftHttp,
   SandboxWithdrawalsHttp,
   SandboxRatesHttp,
-  SandboxSendsHttp
+  SandboxSendsHttp,
+  PayoutEnrolments.SandboxInternationalHttp
 )

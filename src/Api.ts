@@ -2,7 +2,7 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import { CustomersApi } from "./customers/Api.js"
 import { FundingApi, SandboxEftApi, SandboxFundingApi } from "./funding/Api.js"
 import { HealthApi } from "./health/Api.js"
-import { InternationalApi } from "./international/Api.js"
+import { InternationalApi, SandboxInternationalApi } from "./international/Api.js"
 import { KycApi, SandboxKycApi } from "./kyc/Api.js"
 import { LedgerApi, SandboxLedgerApi } from "./ledger/Api.js"
 import { SandboxRailsApi } from "./rails/Api.js"
@@ -99,6 +99,7 @@ export class Api extends base
   .add(SandboxInspectApi)
   .add(SandboxRatesApi)
   .add(SandboxSendsApi)
+  .add(SandboxInternationalApi)
   .prefix("/api/v1")
 {}
 

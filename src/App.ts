@@ -18,6 +18,7 @@ import { FundingHttp } from "./funding/Http.js"
 import { ShutdownLayer, ShutdownTrigger } from "./http/Shutdown.js"
 import { HealthHttp } from "./health/Http.js"
 import { InternationalHttp } from "./international/Http.js"
+import * as Enrolments from "./international/Enrolments.js"
 import * as International from "./international/International.js"
 import { PartnerAuthLive, SandboxAuthLive } from "./http/AuthLive.js"
 import { answerClientError } from "./http/ClientErrors.js"
@@ -100,7 +101,8 @@ export const makeServicesLayer = (database: DatabaseLayer, ids: Layer.Layer<Ids.
   ).pipe(Layer.provideMerge(rails))
   const tier2 = Layer.mergeAll(Kyc.layer.pipe(Layer.provideMerge(KycDocuments.layer)), LedgerReads.layer, Webhooks.layer, WebhookDispatcher.layer, Withdrawals.moduleLayer, Trading.layer, International.layer).pipe(Layer.provideMerge(tier1))
   // Funding gates an NGN virtual account on KYC Tier 1 (Kyc.tierStatus).
-  const tier3 = Funding.layer.pipe(Layer.provideMerge(tier2))
+  // International enrolment writes tier 3's KYC records (Kyc) and reads the uploads (KycDocuments).
+  const tier3 = Layer.mergeAll(Funding.layer, Enrolments.layer).pipe(Layer.provideMerge(tier2))
   // Sends refuse a customer's own deposit addresses (Deposits.isOwnAddress).
   const tier4 = Sends.layer.pipe(Layer.provideMerge(tier3))
   // The rails' answers call the domain's settlement entry points, so they come last.

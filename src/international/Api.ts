@@ -1,18 +1,21 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { CustomerIdPath } from "../customers/Api.js"
-import { BadRequest, CustomerForbidden } from "../http/ApiError.js"
-import { PartnerAuth } from "../http/Auth.js"
+import { ApiError, BadRequest, CustomerForbidden } from "../http/ApiError.js"
+import { PartnerAuth, SandboxAuth } from "../http/Auth.js"
+import { KycDocumentNotFound, KycPreviousTierNotApproved, KycRecord, KycStatus, KycTierAlreadyApproved, KycTierAwaitingDecision } from "../kyc/Api.js"
+import { CustomerBusy } from "../ledger/Errors.js"
 import { Envelope } from "../http/Envelope.js"
 import { PayoutRailUnavailable } from "../rails/Errors.js"
 import { Corridor } from "../reference/Corridors.js"
 import { DestinationGroupKey, RegistrationFees } from "../reference/Groups.js"
+import { Tier3Body } from "./Tier3.js"
 
 /**
  * International verification and global-send reference data (SPEC.md "International verification", "Corridor",
- * "Partner fee setting"). What exists so far: the corridor list and the partner's registration-fee setting; the
- * Tier 3 enrolment, international status, resend/reject and global send itself come later. Decisions:
- * docs/international.md.
+ * "Partner fee setting", "International status", "International group status"): the corridor list, the partner's
+ * registration-fee setting, the Tier 3 submission, international status, resend and reject, and the payout partners'
+ * decisions by hand (sandbox). Decisions: docs/international.md.
  */
 
 /** One destination group's registration fees, as the fee setting lists them. */
@@ -39,6 +42,81 @@ export const SetInternationalFeeSetting = Schema.Struct({
 })
 export type SetInternationalFeeSetting = typeof SetInternationalFeeSetting.Type
 
+/** A group's status (SPEC.md "International status"): NOT_STARTED while the customer has no enrolment in it. */
+export const GroupStatus = Schema.Literal("NOT_STARTED", "PENDING", "REVIEW", "NEEDS_ATTENTION", "APPROVED", "REJECTED")
+export type GroupStatus = typeof GroupStatus.Type
+
+/** What the customer should do next for a group; null when nothing (awaiting a decision, approved, or NEEDS_ATTENTION). */
+export const GroupAction = Schema.Literal("COMPLETE_TIER2", "SUBMIT_TIER3", "RESUBMIT_TIER3")
+export type GroupAction = typeof GroupAction.Type
+
+/** SPEC.md group `registrationFee`, plus what was actually taken (`charged`, null until it is taken). */
+export const GroupRegistrationFee = Schema.Struct({
+  amount: Schema.String,
+  currency: Schema.Literal("USDT"),
+  paidBy: Schema.Literal("CUSTOMER", "PARTNER"),
+  paid: Schema.Boolean,
+  /** The amount taken: the USDT fee, or its local-currency equivalent at the live rate; null while not taken. */
+  charged: Schema.NullOr(Schema.Struct({ amount: Schema.String, currency: Schema.String }))
+})
+export type GroupRegistrationFee = typeof GroupRegistrationFee.Type
+
+export const InternationalGroup = Schema.Struct({
+  key: DestinationGroupKey,
+  payoutPartner: Schema.String,
+  status: GroupStatus,
+  countries: Schema.Array(Schema.String),
+  optedInCountries: Schema.Array(Schema.String),
+  /** Present with NEEDS_ATTENTION (worded for the customer) and REJECTED (the payout partner's reason). */
+  reason: Schema.optional(Schema.String),
+  action: Schema.NullOr(GroupAction),
+  registrationFee: GroupRegistrationFee
+})
+export type InternationalGroup = typeof InternationalGroup.Type
+
+/** SPEC.md "International status". */
+export const InternationalStatus = Schema.Struct({
+  eligible: Schema.Boolean,
+  customerType: Schema.Literal("INDIVIDUAL", "BUSINESS"),
+  groups: Schema.Array(InternationalGroup),
+  /** Deprecated: repeats the `americas_europe` group's `registrationFee`. */
+  registrationFee: GroupRegistrationFee
+})
+export type InternationalStatus = typeof InternationalStatus.Type
+
+/** The Tier 3 submission's answer: tier 3's status after it, the KYC record written, and the international status. */
+export const Tier3Submission = Schema.Struct({
+  status: KycStatus,
+  record: KycRecord,
+  international: InternationalStatus
+})
+export type Tier3Submission = typeof Tier3Submission.Type
+
+export const GroupQuery = Schema.Struct({ group: DestinationGroupKey })
+
+export const RejectGroupBody = Schema.Struct({
+  reason: Schema.String.pipe(Schema.trimmed({ message: () => "must not start or end with spaces" }), Schema.minLength(1, { message: () => "must not be empty" }), Schema.maxLength(500, { message: () => "must be at most 500 characters" }))
+})
+
+export class InternationalFeeInsufficientBalance extends ApiError(
+  "InternationalFeeInsufficientBalance",
+  400,
+  "INTERNATIONAL_FEE_INSUFFICIENT_BALANCE",
+  {
+    /** The registration fees the submission needs, in USDT. */
+    feeUsdt: Schema.Number,
+    /** The same in the customer's local currency at the live rate (null when no rate could be read). */
+    feeLocal: Schema.NullOr(Schema.Number),
+    localCurrency: Schema.String
+  }
+) {}
+
+export class InternationalGroupStateConflict extends ApiError(
+  "InternationalGroupStateConflict",
+  400,
+  "INTERNATIONAL_GROUP_STATE_CONFLICT"
+) {}
+
 export class InternationalApi extends HttpApiGroup.make("international")
   .add(
     HttpApiEndpoint.get("corridors", "/customers/:customerId/global-send/corridors")
@@ -56,6 +134,74 @@ export class InternationalApi extends HttpApiGroup.make("international")
       .addSuccess(Envelope(Schema.Array(Corridor)))
       .addError(CustomerForbidden)
       .addError(PayoutRailUnavailable)
+  )
+  .add(
+    HttpApiEndpoint.post("tier3", "/customers/:customerId/kyc/tier3")
+      .annotateContext(OpenApi.annotations({
+        summary: "Submit KYC Tier 3 (international verification)",
+        description: "An individual's (`dateOfBirth`, `address`, optional `addressProofUrl`) or a business's " +
+          "(`customerType: BUSINESS`, `business`) details, sent to the payout partner of `destinationCountry`'s group " +
+          "(every group when absent). Requires Tier 2 approved. The first submission to a group reserves its " +
+          "registration fee (USDT, else the local currency at the live rate; the partner's fee setting may pay it), " +
+          "taken when the payout partner creates the customer. In an APPROVED group a new `destinationCountry` is only " +
+          "recorded. Answers 201 `{ status, record, international }` (docs/international.md)."
+      }))
+      .setPath(CustomerIdPath)
+      .setPayload(Tier3Body)
+      .addSuccess(Envelope(Tier3Submission), { status: 201 })
+      .addError(BadRequest)
+      .addError(CustomerForbidden)
+      .addError(KycPreviousTierNotApproved)
+      .addError(KycTierAwaitingDecision)
+      .addError(KycTierAlreadyApproved)
+      .addError(KycDocumentNotFound)
+      .addError(InternationalFeeInsufficientBalance)
+      .addError(CustomerBusy)
+      .addError(PayoutRailUnavailable)
+  )
+  .add(
+    HttpApiEndpoint.get("internationalStatus", "/customers/:customerId/global-send/international-status")
+      .annotateContext(OpenApi.annotations({
+        summary: "Get the international status",
+        description: "Eligibility (Tier 2 approved), the customer type of the latest Tier 3 submission, and each " +
+          "destination group's status, countries, opted-in countries, reason, action and registration fee."
+      }))
+      .setPath(CustomerIdPath)
+      .addSuccess(Envelope(InternationalStatus))
+      .addError(CustomerForbidden)
+  )
+  .add(
+    HttpApiEndpoint.post("internationalResend", "/customers/:customerId/global-send/international-resend")
+      .annotateContext(OpenApi.annotations({
+        summary: "Re-send a group's enrolment",
+        description: "Sends the held details again to the same enrolment of `group`, free. Only a REJECTED or " +
+          "NEEDS_ATTENTION group that was submitted before can be re-sent; any other answers 400."
+      }))
+      .setPath(CustomerIdPath)
+      .setUrlParams(GroupQuery)
+      .addSuccess(Envelope(InternationalStatus))
+      .addError(BadRequest)
+      .addError(CustomerForbidden)
+      .addError(CustomerBusy)
+      .addError(PayoutRailUnavailable)
+  )
+  .add(
+    HttpApiEndpoint.post("internationalReject", "/customers/:customerId/global-send/international-reject")
+      .annotateContext(OpenApi.annotations({
+        summary: "Mark a group as needing the customer's attention",
+        description: "`{ reason }` worded for the customer: any group not APPROVED becomes NEEDS_ATTENTION with the " +
+          "`reason` and no `action`; the customer's next Tier 3 submission clears it. A pending first submission is " +
+          "withdrawn from the payout partner and its reserved fee released. An APPROVED group: 400 " +
+          "`INTERNATIONAL_GROUP_STATE_CONFLICT`."
+      }))
+      .setPath(CustomerIdPath)
+      .setUrlParams(GroupQuery)
+      .setPayload(RejectGroupBody)
+      .addSuccess(Envelope(InternationalStatus))
+      .addError(BadRequest)
+      .addError(CustomerForbidden)
+      .addError(InternationalGroupStateConflict)
+      .addError(CustomerBusy)
   )
   .add(
     HttpApiEndpoint.get("feeSetting", "/fees/international-verification")
@@ -81,4 +227,70 @@ export class InternationalApi extends HttpApiGroup.make("international")
   )
   .middleware(PartnerAuth)
   .prefix("/partner/v1")
+{}
+
+export const SandboxGroupPath = Schema.Struct({ customerId: Schema.String, group: DestinationGroupKey })
+
+export const SandboxRejectBody = Schema.Struct({ reason: RejectGroupBody.fields.reason })
+
+/** The payout partners' enrolment decisions, given by hand (sandbox). */
+export class SandboxInternationalApi extends HttpApiGroup.make("sandboxInternational")
+  .add(
+    HttpApiEndpoint.post("approve", "/customers/:customerId/international/:group/approve")
+      .annotateContext(OpenApi.annotations({
+        summary: "Approve a group's enrolment (sandbox)",
+        description: "The group's payout partner approves a PENDING or REVIEW enrolment: APPROVED, and " +
+          "`global_send.enabled` the first time. A PENDING first submission is created first (its fee taken)."
+      }))
+      .setPath(SandboxGroupPath)
+      .addSuccess(Envelope(InternationalStatus))
+      .addError(BadRequest)
+      .addError(CustomerForbidden)
+      .addError(InternationalGroupStateConflict)
+      .addError(CustomerBusy)
+  )
+  .add(
+    HttpApiEndpoint.post("review", "/customers/:customerId/international/:group/review")
+      .annotateContext(OpenApi.annotations({
+        summary: "Send a group's enrolment to review (sandbox)",
+        description: "The payout partner creates the customer (the fee is taken) and reviews a PENDING enrolment: REVIEW."
+      }))
+      .setPath(SandboxGroupPath)
+      .addSuccess(Envelope(InternationalStatus))
+      .addError(BadRequest)
+      .addError(CustomerForbidden)
+      .addError(InternationalGroupStateConflict)
+      .addError(CustomerBusy)
+  )
+  .add(
+    HttpApiEndpoint.post("reject", "/customers/:customerId/international/:group/reject")
+      .annotateContext(OpenApi.annotations({
+        summary: "Reject a group's enrolment (sandbox)",
+        description: "`{ reason }`: the payout partner rejects a PENDING or REVIEW enrolment: REJECTED with the reason. " +
+          "A PENDING first submission is created first (its fee taken: a rejection is a decision on a created customer)."
+      }))
+      .setPath(SandboxGroupPath)
+      .setPayload(SandboxRejectBody)
+      .addSuccess(Envelope(InternationalStatus))
+      .addError(BadRequest)
+      .addError(CustomerForbidden)
+      .addError(InternationalGroupStateConflict)
+      .addError(CustomerBusy)
+  )
+  .add(
+    HttpApiEndpoint.post("refuse", "/customers/:customerId/international/:group/refuse")
+      .annotateContext(OpenApi.annotations({
+        summary: "Refuse to create the customer (sandbox)",
+        description: "The payout partner refuses to create the customer of a PENDING enrolment it never created: " +
+          "REJECTED, no fee (the reserved fee is released) and every later submission to the group is free."
+      }))
+      .setPath(SandboxGroupPath)
+      .addSuccess(Envelope(InternationalStatus))
+      .addError(BadRequest)
+      .addError(CustomerForbidden)
+      .addError(InternationalGroupStateConflict)
+      .addError(CustomerBusy)
+  )
+  .middleware(SandboxAuth)
+  .prefix("/sandbox")
 {}

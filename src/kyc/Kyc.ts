@@ -30,6 +30,7 @@ import { Documents } from "./Documents.js"
 import * as KycRepo from "./KycRepo.js"
 import { eligibility, remainingAfter, tier1Verdict } from "./KycRules.js"
 import { summarise, toRecord, toReverification } from "./KycViews.js"
+import * as Tier3Records from "./Tier3Records.js"
 
 type Level = 1 | 2 | 3
 type SubmissionError =
@@ -43,7 +44,7 @@ type SubmissionError =
 /** Keeps the last four digits: enough for a reviewer to recognise a number, not enough to reuse it. */
 const mask = (value: string) => `${"*".repeat(Math.max(0, value.length - 4))}${value.slice(-4)}`
 
-export class Kyc extends Context.Tag("Kyc")<Kyc, {
+export class Kyc extends Context.Tag("Kyc")<Kyc, Tier3Records.Tier3Records & {
   readonly submitTier1: (
     partnerId: string,
     customerId: string,
@@ -331,6 +332,13 @@ export const layer = Layer.effect(
       decision: { readonly status: "APPROVED" | "REJECTED"; readonly reason?: string | undefined }
     ) =>
       Effect.gen(function*() {
+        if (level === 3) {
+          // Tier 3 follows the payout partners' decisions per destination group (src/international/Enrolments.ts).
+          return yield* new KycNotAwaitingDecision({
+            message: "Tier 3 is decided by the payout partners per destination group: use " +
+              "POST /sandbox/customers/{customerId}/international/{group}/approve, .../review, .../reject or .../refuse"
+          })
+        }
         if (decision.status === "REJECTED" && decision.reason === undefined) {
           return yield* new BadRequest({ message: "reason: is required when status is REJECTED" })
         }
@@ -412,6 +420,7 @@ export const layer = Layer.effect(
       )
 
     return Kyc.of({
+      ...Tier3Records.make(repo, outbox, clock),
       awaitingDecision,
       submitTier1,
       submitTier2,

@@ -127,7 +127,7 @@ export const make = Effect.gen(function*() {
     execute: (page) =>
       sql`
         SELECT ${records} FROM kyc_records r
-        WHERE r.partner_id = ${page.partnerId} AND r.status IN ('PENDING', 'REVIEW') ${createdPageWhere(sql, page, "r.")}
+        WHERE r.partner_id = ${page.partnerId} AND r.level < 3 AND r.status IN ('PENDING', 'REVIEW') ${createdPageWhere(sql, page, "r.")}
           AND NOT EXISTS (
             SELECT 1 FROM kyc_records n WHERE n.customer_id = r.customer_id AND n.level = r.level AND n.seq > r.seq)
         ${createdPageOrder(sql, page, "r.")}`

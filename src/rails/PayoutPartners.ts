@@ -15,9 +15,11 @@ import type { PayoutRailUnavailable } from "./Errors.js"
  *
  * - `PayoutPartners`: the corridors the partners serve. Implemented: `simulators/payout/PayoutSimulator.ts`,
  *   `src/rails/Unavailable.ts`; called by `GET .../global-send/corridors`.
- * - `PayoutEnrolments` (`enrol`) and `PayoutSubmissions` (`submitPayout`): **declared only**. No adapter implements
- *   them and nothing requires them yet; the Tier 3 enrolment and global-send issues implement and wire them
- *   (docs/rails.md "PayoutPartners").
+ * - `PayoutEnrolments` (`enrol`): the Tier 3 enrolment per destination group. Implemented by the simulator
+ *   (`simulators/payout/Enrolments.ts`) and `src/rails/Unavailable.ts`; called by `POST .../kyc/tier3` and
+ *   `POST .../global-send/international-resend`.
+ * - `PayoutSubmissions` (`submitPayout`): **declared only**. No adapter implements it and nothing requires it yet;
+ *   the global-send issue implements and wires it (docs/rails.md "PayoutPartners").
  *
  * Every operation may fail with the rail's unavailable error (503 `PAYOUT_RAIL_UNAVAILABLE`), which is also what a
  * live adapter answers when it is switched off.
@@ -37,36 +39,49 @@ export interface PayoutPartnersShape {
 export class PayoutPartners extends Context.Tag("rails/PayoutPartners")<PayoutPartners, PayoutPartnersShape>() {}
 
 // ---------------------------------------------------------------------------------------------------------------
-// Declared only: implemented by the Tier 3 enrolment and global-send issues
-// ---------------------------------------------------------------------------------------------------------------
+// Enrolment (Tier 3): implemented by the simulator and production's no-adapter layer
 
 export interface EnrolmentRequest {
   readonly partnerId: string
   readonly customerId: string
   /** Our id of the enrolment: the decision names it. */
   readonly enrolmentId: string
+  /** Which send of the enrolment this is (1, 2, ...): the decision names it too, so a stale answer changes nothing. */
+  readonly attempt: number
   readonly group: DestinationGroupKey
   readonly customerType: "INDIVIDUAL" | "BUSINESS"
-  readonly destinationCountry: string
-  /** The verified profile and documents the partner needs (Tier 1-3 details), as the domain holds them. */
+  /** The country the customer chose in the group, if the submission named one. */
+  readonly destinationCountry: string | null
+  /** The Tier 3 details the partner needs (the submission's content, document urls as ids), as the domain holds them. */
   readonly profile: Readonly<Record<string, unknown>>
-  /** True when the same enrolment is sent again (re-send of held details): free, never a second customer. */
+  /** True when the same enrolment is sent again (a re-submission or re-send): never a second customer, never a fee. */
   readonly resend: boolean
 }
 
-/** The partner's answer to an enrolment. `Refused`: it will not create the customer (no fee is taken). */
+/**
+ * The partner's answer to an enrolment. Every answer but `Refused` means the partner created the customer (the
+ * registration fee is taken then): `Review` (created, under review), `Approved`, `Rejected` (with the partner's
+ * reason). `Refused`: it will not create the customer (no fee is taken).
+ */
 export type EnrolmentDecision =
   | { readonly _tag: "Approved" }
+  | { readonly _tag: "Review" }
   | { readonly _tag: "Rejected"; readonly reason: string }
   | { readonly _tag: "Refused"; readonly reason: string }
 
 export interface PayoutEnrolmentsShape {
-  /** Sends (or re-sends) a customer's enrolment for a group; the decision comes back later. In tx: schedule a job. */
+  /**
+   * Sends (or re-sends) a customer's enrolment for a group. Called inside the submission's transaction (in tx): an
+   * adapter schedules the request as a job. The decision comes back later through `Enrolments.decide(partnerId,
+   * enrolmentId, attempt, decision)`, the enrolment settlement entry point.
+   */
   readonly enrol: (request: EnrolmentRequest) => Effect.Effect<void, PayoutRailUnavailable>
 }
 
-/** Declared only: no adapter implements it yet (docs/rails.md). */
 export class PayoutEnrolments extends Context.Tag("rails/PayoutEnrolments")<PayoutEnrolments, PayoutEnrolmentsShape>() {}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Declared only: implemented by the global-send issue
 
 export interface PayoutRequest {
   readonly partnerId: string

@@ -4,7 +4,7 @@ import { Chain } from "./Chain.js"
 import { BankRailUnavailable, ChainRailUnavailable, ExchangeRailUnavailable, IdentityRailUnavailable, PayoutRailUnavailable } from "./Errors.js"
 import { Exchange } from "./Exchange.js"
 import { Identity } from "./Identity.js"
-import { PayoutPartners } from "./PayoutPartners.js"
+import { PayoutEnrolments, PayoutPartners } from "./PayoutPartners.js"
 
 /**
  * The adapters of a production deployment that has no live adapter for a rail (and did not opt in to the
@@ -45,9 +45,10 @@ export const exchangeLayer = Layer.succeed(Exchange, Exchange.of({
   execute: () => exchange
 }))
 
-/** The implemented part of the payout rail (src/rails/PayoutPartners.ts); enrolment and payouts are declared only. */
-export const payoutLayer = Layer.succeed(PayoutPartners, PayoutPartners.of({
-  corridors: () => payout
-}))
+/** The implemented parts of the payout rail (src/rails/PayoutPartners.ts); payouts are declared only. */
+export const payoutLayer = Layer.mergeAll(
+  Layer.succeed(PayoutPartners, PayoutPartners.of({ corridors: () => payout })),
+  Layer.succeed(PayoutEnrolments, PayoutEnrolments.of({ enrol: () => payout }))
+)
 
 export const layer = Layer.mergeAll(bankLayer, chainLayer, identityLayer, exchangeLayer, payoutLayer)

@@ -9,6 +9,7 @@ import fundingRedirect from "./0009_funding_redirect.js"
 import trading from "./0010_trading.js"
 import sends from "./0011_sends.js"
 import international from "./0012_international.js"
+import enrolments from "./0013_enrolments.js"
 
 /** Every migration, in order; statically imported so that tsx, vitest and compiled code load the same set. */
 export const migrations = {
@@ -22,5 +23,6 @@ export const migrations = {
   "0009_funding_redirect": fundingRedirect,
   "0010_trading": trading,
   "0011_sends": sends,
-  "0012_international": international
+  "0012_international": international,
+  "0013_enrolments": enrolments
 }
