@@ -25,7 +25,9 @@ export const resourceRules: ReadonlyArray<ResourceRule> = [
   { type: "partner.", prefix: true, resourceType: "partner", key: "partnerId" },
   { type: "send.", prefix: true, resourceType: "send", key: "id" },
   { type: "purchase.completed", prefix: false, resourceType: "trade", key: "quoteId" },
-  { type: "sale.completed", prefix: false, resourceType: "trade", key: "quoteId" }
+  { type: "sale.completed", prefix: false, resourceType: "trade", key: "quoteId" },
+  { type: "international.group_updated", prefix: false, resourceType: "international_enrolment", key: "enrolmentId" },
+  { type: "global_send.enabled", prefix: false, resourceType: "customer", key: "customerId" }
 ]
 
 const matches = (rule: ResourceRule, type: string) => (rule.prefix ? type.startsWith(rule.type) : type === rule.type)

@@ -212,7 +212,8 @@ export const makeGenerator = (doc: OpenApiDoc, operations: ReadonlyArray<Operati
     id: a.deliveryIds[0] ?? "00000000-0000-4000-8000-000000000000",
     token: a.tokens[a.tokens.length - 1] ?? "none",
     rail: "bank",
-    level: "1"
+    level: "1",
+    group: "china"
   })
   const foreignIds: Record<string, string> = {
     customerId: b.rich,
@@ -256,11 +257,20 @@ export const makeGenerator = (doc: OpenApiDoc, operations: ReadonlyArray<Operati
     // No reference: every accepted send is a new one (10 USDT; refreshWorld tops USDT up).
     "sends.send": () => sendBody(),
     "sandboxSends.fail": () => ({ reason: "dropped" }),
-    "international.setFeeSetting": () => ({ paysForCustomers: true })
+    "international.setFeeSetting": () => ({ paysForCustomers: true }),
+    "international.tier3": () => ({
+      dateOfBirth: "1990-04-12",
+      address: { line1: "12 Marina Road", city: "Lagos", country: "NG" },
+      destinationCountry: "CN"
+    }),
+    "international.internationalReject": () => ({ reason: "Please upload a clearer proof of address" }),
+    "sandboxInternational.reject": () => ({ reason: "fuzz" })
   }
   const baseQuery: Record<string, Array<[string, string]>> = {
     "bankAccounts.banks": [["country", "NG"]],
-    "withdrawals.quote": [["amount", "1000"]]
+    "withdrawals.quote": [["amount", "1000"]],
+    "international.internationalResend": [["group", "china"]],
+    "international.internationalReject": [["group", "china"]]
   }
   const boundary = "fuzzboundary7MA4YWxkTrZu0gW"
   const uploadBody = (type = "ID_FRONT") =>
