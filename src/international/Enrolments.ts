@@ -237,7 +237,8 @@ export const layer = Layer.effect(
             yield* checkDocuments(customer.id, submission.documents)
 
             const outstanding = yield* kyc.outstandingItems(customer.id)
-            if (outstanding.includes("ADDRESS_PROOF") && (submission.customerType !== "INDIVIDUAL" || submission.individual.addressProofUrl === undefined)) {
+            // A business's registered address is evidenced by its formation document: only an individual sends a proof.
+            if (outstanding.includes("ADDRESS_PROOF") && submission.customerType === "INDIVIDUAL" && submission.individual.addressProofUrl === undefined) {
               return yield* new BadRequest({ message: "addressProofUrl: is required by the open re-verification request (ADDRESS_PROOF)" })
             }
             if (outstanding.includes("COUNTRY") && submission.destinationCountry === undefined) {
@@ -245,7 +246,7 @@ export const layer = Layer.effect(
             }
             const satisfied: Array<KycItem> = ["DATE_OF_BIRTH", "ADDRESS"]
             if (submission.destinationCountry !== undefined) satisfied.push("COUNTRY")
-            if (submission.customerType === "INDIVIDUAL" && submission.individual.addressProofUrl !== undefined) satisfied.push("ADDRESS_PROOF")
+            if (submission.customerType === "BUSINESS" || submission.individual.addressProofUrl !== undefined) satisfied.push("ADDRESS_PROOF")
             const closesItems = outstanding.some((item) => satisfied.includes(item))
 
             const rowOf = (group: DestinationGroup) => rows.find((row) => row.groupKey === group.key)
