@@ -170,7 +170,7 @@ export const Banner = Layer.effectDiscard(Effect.gen(function*() {
   const rails = railAdaptersOf(config) === "simulated"
     ? "simulated (bank, chain, identity, exchange, payout)" + (config.mode === "production" ? " — SIMULATED_RAILS=true: no real money moves" : "")
     : "none configured: bank, chain, identity, exchange and payout routes answer 503 <RAIL>_RAIL_UNAVAILABLE"
-  lines.push(`  Rails:     ${rails}; payout partners serve corridors only (enrolment and payouts not built yet)`)
+  lines.push(`  Rails:     ${rails}; payout partners serve corridors and Tier 3 enrolment (global-send payouts not built yet)`)
   if (config.mode === "sandbox") {
     const partners = yield* Partners.Partners
     const demo = yield* partners.ensureDemo

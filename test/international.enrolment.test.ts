@@ -2,8 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { checkLedger } from "../src/ledger/LedgerCheck.js"
 import { reasons } from "../simulators/payout/Enrolments.js"
 import { samples } from "./support/KycHelpers.js"
-import { multipart } from "./support/KycHelpers.js"
-import { customerBody, startTestApp, type TestApp } from "./support/TestApp.js"
+import { internationalClient } from "./support/InternationalClient.js"
+import { startTestApp, type TestApp } from "./support/TestApp.js"
 
 /**
  * Tier 3 and international enrolment over real HTTP (SPEC.md "International status", "International group status",
@@ -23,109 +23,13 @@ afterEach(async () => {
 })
 afterAll(() => app?.close())
 
-interface Partner {
-  readonly partnerId: string
-  readonly apiKey: string
-}
-
-const base = (customerId: string) => `/partner/v1/customers/${customerId}`
-
-const newPartner = async (payout?: Record<string, unknown>): Promise<Partner> => {
-  const created = await app.newPartner()
-  if (payout !== undefined) {
-    const set = await app.request("PUT", "/sandbox/rails/payout", { apiKey: created.apiKey, body: payout })
-    expect(set.status).toBe(200)
-  }
-  return created
-}
-
-const upload = async (p: Partner, customerId: string, bytes = samples.png(), filename = "doc.png") => {
-  const reply = await app.request("POST", `${base(customerId)}/kyc/documents`, {
-    apiKey: p.apiKey,
-    ...(await multipart([{ name: "file", value: bytes, filename }]))
-  })
-  expect(reply.status).toBe(201)
-  return reply.body.data.url as string
-}
-
-/** A customer with Tier 1 and Tier 2 approved (Tier 2 by the reviewer control), and the given balances. */
-const verifiedCustomer = async (p: Partner, funds: { USDT?: number; NGN?: number } = {}, tier2 = true) => {
-  const created = await app.request("POST", "/partner/v1/customers", { apiKey: p.apiKey, body: customerBody() })
-  expect(created.status).toBe(201)
-  const id = created.body.data.id as string
-  expect((await app.request("POST", `${base(id)}/kyc/tier1`, { apiKey: p.apiKey, body: { bvn: "12345678901", nin: "10987654321" } })).status).toBe(201)
-  if (tier2) {
-    const front = await upload(p, id, samples.jpeg(), "front.jpg")
-    const selfie = await upload(p, id, samples.png(), "selfie.png")
-    const submitted = await app.request("POST", `${base(id)}/kyc/tier2`, {
-      apiKey: p.apiKey,
-      body: { idDocument: { type: "PASSPORT", number: "A12345678", frontUrl: front }, selfieUrl: selfie }
-    })
-    expect(submitted.status).toBe(201)
-    const decided = await app.request("POST", `/sandbox/customers/${id}/kyc/2/decision`, { apiKey: p.apiKey, body: { status: "APPROVED" } })
-    expect(decided.status).toBe(200)
-  }
-  if (funds.USDT !== undefined) {
-    const deposit = await app.request("POST", `/sandbox/customers/${id}/deposits`, {
-      apiKey: p.apiKey,
-      body: { asset: "USDT", network: "TRON", amount: funds.USDT }
-    })
-    expect(deposit.status).toBe(201)
-  }
-  if (funds.NGN !== undefined) {
-    expect((await app.request("GET", `${base(id)}/virtual-account`, { apiKey: p.apiKey })).status).toBe(200)
-    const credit = await app.request("POST", `/sandbox/customers/${id}/virtual-account/credit`, { apiKey: p.apiKey, body: { amount: funds.NGN } })
-    expect(credit.status).toBe(201)
-  }
-  return id
-}
-
-const address = (postalCode = "101241") => ({ line1: "12 Marina Road", city: "Lagos", postalCode, country: "NG" })
+const { base, newPartner, upload, verifiedCustomer, address, tier3, status, group, control, advance, events, money, summary } = internationalClient(() => app)
 
 const individual = (overrides: Record<string, unknown> = {}) => ({
   dateOfBirth: "1990-04-12",
   address: address(),
   ...overrides
 })
-
-const tier3 = (p: Partner, customerId: string, body: unknown) =>
-  app.request("POST", `${base(customerId)}/kyc/tier3`, { apiKey: p.apiKey, body })
-
-const status = async (p: Partner, customerId: string) => {
-  const reply = await app.request("GET", `${base(customerId)}/global-send/international-status`, { apiKey: p.apiKey })
-  expect(reply.status).toBe(200)
-  return reply.body.data
-}
-
-const group = async (p: Partner, customerId: string, key: string) =>
-  (await status(p, customerId)).groups.find((g: any) => g.key === key)
-
-const control = (p: Partner, customerId: string, key: string, move: string, body?: unknown) =>
-  app.request("POST", `/sandbox/customers/${customerId}/international/${key}/${move}`, {
-    apiKey: p.apiKey,
-    ...(body === undefined ? {} : { body })
-  })
-
-const advance = (p: Partner, seconds = 900) => app.request("POST", "/sandbox/clock/advance", { apiKey: p.apiKey, body: { seconds } })
-
-const events = async (p: Partner, customerId: string, type?: string) => {
-  const reply = await app.request("GET", `/sandbox/events?customerId=${customerId}${type === undefined ? "" : `&type=${type}`}&limit=100`, {
-    apiKey: p.apiKey
-  })
-  expect(reply.status).toBe(200)
-  return reply.body.data as Array<any>
-}
-
-/** Available and held of one currency, in major units. */
-const money = async (p: Partner, customerId: string, currency: string) => {
-  const sandbox = await app.request("GET", `/sandbox/balances?customerId=${customerId}`, { apiKey: p.apiKey })
-  expect(sandbox.status).toBe(200)
-  const row = (sandbox.body.data[0]?.balances as Array<any> | undefined)?.find((b) => b.currency === currency)
-  return { available: row?.available ?? 0, held: row?.held ?? 0 }
-}
-
-const summary = async (p: Partner, customerId: string) =>
-  (await app.request("GET", `${base(customerId)}/verification`, { apiKey: p.apiKey })).body.data
 
 describe("eligibility and the international status", () => {
   it("needs Tier 2 approved: 400 KYC_PREVIOUS_TIER_NOT_APPROVED and nothing is written", async () => {
@@ -197,6 +101,8 @@ describe("an individual enrolment and its fee", () => {
     expect(await money(p, id, "USDT")).toEqual({ available: 7, held: 3 })
     expect((await summary(p, id)).tiers["3"].status).toBe("PENDING")
     expect((await summary(p, id)).nextRequired).toEqual([])
+    const due = await app.request("GET", "/sandbox/clock/due?seconds=900", { apiKey: p.apiKey })
+    expect(due.body.data.filter((job: any) => job.name === "payout.enrolment_decision").map((job: any) => job.customerId)).toEqual([id])
 
     expect((await advance(p)).status).toBe(200)
     const after = await group(p, id, "americas_europe")
@@ -250,7 +156,7 @@ describe("an individual enrolment and its fee", () => {
     expect((await group(p, id, "americas_europe")).status).toBe("NOT_STARTED")
     expect((await summary(p, id)).tiers["3"].status).toBe("NOT_STARTED")
     const due = await app.request("GET", "/sandbox/clock/due?seconds=86400", { apiKey: p.apiKey })
-    expect(due.body.data.filter((job: any) => job.kind === "payout.enrolment_decision")).toEqual([])
+    expect(due.body.data.filter((job: any) => job.name === "payout.enrolment_decision")).toEqual([])
   })
 
   it("a first submission the partner refuses costs nothing, and the re-submission is free", async () => {
@@ -290,7 +196,7 @@ describe("an individual enrolment and its fee", () => {
     expect(reply.body.data.status).toBe("APPROVED")
     expect(reply.body.data.international.groups[0]).toMatchObject({ status: "APPROVED", optedInCountries: ["US", "GB"] })
     const due = await app.request("GET", "/sandbox/clock/due?seconds=86400", { apiKey: p.apiKey })
-    expect(due.body.data.filter((job: any) => job.kind === "payout.enrolment_decision")).toEqual([])
+    expect(due.body.data.filter((job: any) => job.name === "payout.enrolment_decision")).toEqual([])
     expect((await events(p, id, "global_send.enabled")).length).toBe(1)
     // The same country again changes nothing and is refused as already approved.
     const same = await tier3(p, id, individual({ destinationCountry: "GB" }))
@@ -448,6 +354,10 @@ describe("reject and re-send", () => {
     // The partner's answer to the withdrawn send changes nothing.
     await advance(p)
     expect((await group(p, id, "americas_europe")).status).toBe("NEEDS_ATTENTION")
+    // A withdrawn first send cannot be re-sent for free: the customer re-submits.
+    const resend = await app.request("POST", `${base(id)}/global-send/international-resend?group=americas_europe`, { apiKey: p.apiKey })
+    expect(resend.status).toBe(400)
+    expect(resend.body.message).toContain("withdrawn before the payout partner answered")
     // A re-submission clears it; it is a first submission again (the customer was never created): the fee applies.
     const again = await tier3(p, id, individual({ destinationCountry: "US" }))
     expect(again.status).toBe(201)

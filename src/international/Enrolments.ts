@@ -502,6 +502,14 @@ export const layer = Layer.effect(
                 "only a REJECTED or NEEDS_ATTENTION group that was submitted before can be re-sent"
             })
           }
+          if (row.feeStatus === "NONE") {
+            // Its only send was withdrawn (international-reject) before the partner answered: a re-send would be a
+            // free first send. The customer re-submits Tier 3 instead, which commits the fee as a first submission.
+            return yield* new BadRequest({
+              message: `group: ${group} cannot be re-sent (${row.status}, withdrawn before the payout partner answered); ` +
+                "re-submit Tier 3 (POST .../kyc/tier3)"
+            })
+          }
           const now = yield* clock.now
           const { context } = yield* contextOf(customer)
           const { row: saved } = yield* save(customer, {
@@ -509,8 +517,6 @@ export const layer = Layer.effect(
             status: "PENDING",
             reason: null,
             attempt: row.attempt + 1,
-            // Free: a group re-sent before any fee was taken owes none later.
-            ...(row.feeStatus === "NONE" ? { feeStatus: "WAIVED" as const } : {}),
             updatedAt: now
           }, false, { ...context, customerType: row.customerType })
           const { groups: _groups, ...details } = latest.details
@@ -521,7 +527,8 @@ export const layer = Layer.effect(
             attempt: saved.attempt,
             group,
             customerType: saved.customerType,
-            destinationCountry: typeof details.destinationCountry === "string" ? details.destinationCountry : null,
+            // The group's own choice: the newest record's country may belong to another group.
+            destinationCountry: saved.optedInCountries.at(-1) ?? null,
             profile: { kycId: latest.id, firstName: customer.firstName, lastName: customer.lastName, email: customer.email, country: customer.country, ...details },
             resend: true
           })
