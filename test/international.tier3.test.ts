@@ -828,7 +828,7 @@ describe("validateSubmission", () => {
 
 describe("docs/international.md", () => {
   const doc = NodeFs.readFileSync(new URL("../docs/international.md", import.meta.url), "utf8")
-  const section = doc.slice(doc.indexOf("## Tier 3 submission (validation core)"), doc.indexOf("## Not built yet"))
+  const section = doc.slice(doc.indexOf("## Tier 3 submission: the body and its rules"), doc.indexOf("## Enrolment"))
   /** The rule tables' rows `| n | \`field\` | \`message\` ... |`: the individual's table, then the business's. */
   const rows = section.split("\n").flatMap((line) => {
     const match = /^\| (\d+) \| `([^`]+)` \| (`([^`]+)`|[^|]+)/.exec(line)
