@@ -12,6 +12,7 @@ import * as BankOperations from "./bank/Operations.js"
 import * as IdentitySimulator from "./identity/IdentitySimulator.js"
 import * as IdentityOperations from "./identity/Operations.js"
 import * as PayoutEnrolments from "./payout/Enrolments.js"
+import * as PayoutPayouts from "./payout/Payouts.js"
 import * as PayoutSimulator from "./payout/PayoutSimulator.js"
 import * as RailPolicies from "./RailPolicies.js"
 import { SandboxRailsHttp } from "./RailsHttp.js"
@@ -34,7 +35,8 @@ export const railsLayer = Layer.mergeAll(
   IdentitySimulator.layer,
   ExchangeSimulator.layer,
   PayoutSimulator.layer,
-  PayoutEnrolments.layer
+  PayoutEnrolments.layer,
+  PayoutPayouts.layer
 ).pipe(Layer.provideMerge(policiesLayer))
 
 /**
@@ -45,7 +47,8 @@ export const operationsLayer = Layer.mergeAll(
   BankOperations.operationsLayer,
   IdentityOperations.operationsLayer,
   ChainOperations.operationsLayer,
-  PayoutEnrolments.operationsLayer
+  PayoutEnrolments.operationsLayer,
+  PayoutPayouts.operationsLayer
 )
 
 export const outcomesLayer = Layer.mergeAll(
@@ -53,6 +56,7 @@ export const outcomesLayer = Layer.mergeAll(
   IdentitySimulator.outcomesLayer,
   ChainSimulator.outcomesLayer,
   PayoutEnrolments.outcomesLayer,
+  PayoutPayouts.outcomesLayer,
   operationsLayer
 )
 
@@ -64,5 +68,6 @@ export const controlsLayer = Layer.mergeAll(
   SandboxWithdrawalsHttp,
   SandboxRatesHttp,
   SandboxSendsHttp,
-  PayoutEnrolments.SandboxInternationalHttp
+  PayoutEnrolments.SandboxInternationalHttp,
+  PayoutPayouts.SandboxGlobalSendsHttp
 )

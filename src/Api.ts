@@ -2,6 +2,7 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import { CustomersApi } from "./customers/Api.js"
 import { FundingApi, SandboxEftApi, SandboxFundingApi } from "./funding/Api.js"
 import { HealthApi } from "./health/Api.js"
+import { GlobalSendApi, SandboxGlobalSendsApi } from "./globalsend/Api.js"
 import { InternationalApi, SandboxInternationalApi } from "./international/Api.js"
 import { KycApi, SandboxKycApi } from "./kyc/Api.js"
 import { LedgerApi, SandboxLedgerApi } from "./ledger/Api.js"
@@ -81,6 +82,7 @@ const base = HttpApi.make("api")
   .add(TradingApi)
   .add(SendsApi)
   .add(InternationalApi)
+  .add(GlobalSendApi)
   .annotate(OpenApi.Title, "Partner Money Movement Service")
   .annotate(OpenApi.Description, description)
   .annotate(OpenApi.Servers, [{ url: "/", description: "The origin that serves this document (every path starts with /api/v1)" }])
@@ -100,6 +102,7 @@ export class Api extends base
   .add(SandboxRatesApi)
   .add(SandboxSendsApi)
   .add(SandboxInternationalApi)
+  .add(SandboxGlobalSendsApi)
   .prefix("/api/v1")
 {}
 

@@ -18,6 +18,8 @@ import { FundingHttp } from "./funding/Http.js"
 import { ShutdownLayer, ShutdownTrigger } from "./http/Shutdown.js"
 import { HealthHttp } from "./health/Http.js"
 import { InternationalHttp } from "./international/Http.js"
+import * as GlobalSends from "./globalsend/GlobalSends.js"
+import { GlobalSendHttp } from "./globalsend/Http.js"
 import * as Enrolments from "./international/Enrolments.js"
 import * as International from "./international/International.js"
 import { PartnerAuthLive, SandboxAuthLive } from "./http/AuthLive.js"
@@ -104,13 +106,14 @@ export const makeServicesLayer = (database: DatabaseLayer, ids: Layer.Layer<Ids.
   // International enrolment writes tier 3's KYC records (Kyc) and reads the uploads (KycDocuments).
   const tier3 = Layer.mergeAll(Funding.layer, Enrolments.layer).pipe(Layer.provideMerge(tier2))
   // Sends refuse a customer's own deposit addresses (Deposits.isOwnAddress).
-  const tier4 = Sends.layer.pipe(Layer.provideMerge(tier3))
+  // Global sends gate on the enrolments (Enrolments.groupStatus) and pay domestic sends as withdrawals.
+  const tier4 = Layer.mergeAll(Sends.layer, GlobalSends.layer).pipe(Layer.provideMerge(tier3))
   // The rails' answers call the domain's settlement entry points, so they come last.
   return outcomesLayer.pipe(Layer.provideMerge(tier4))
 }
 
 /** Handlers of the partner-facing groups (served in both modes). */
-const partnerGroups = Layer.mergeAll(HealthHttp, CustomersHttp, LedgerHttp, FundingHttp, KycHttp, WebhooksHttp, BankAccountsHttp, WithdrawalsHttp, TradingHttp, SendsHttp, InternationalHttp)
+const partnerGroups = Layer.mergeAll(HealthHttp, CustomersHttp, LedgerHttp, FundingHttp, KycHttp, WebhooksHttp, BankAccountsHttp, WithdrawalsHttp, TradingHttp, SendsHttp, InternationalHttp, GlobalSendHttp)
 
 /** Handlers of the sandbox control groups (sandbox mode only). */
 const sandboxGroups = Layer.mergeAll(SandboxHttp, SandboxPartnersHttp, SandboxKycHttp, SandboxLedgerHttp, SandboxInspectHttp, Simulators.controlsLayer)

@@ -26,6 +26,7 @@ import { type EnrolmentDecision, PayoutEnrolments } from "../rails/PayoutPartner
 import { type DestinationGroup, type DestinationGroupKey, destinationGroups, findDestinationGroup } from "../reference/Groups.js"
 import { usdtToFiat } from "../trading/Pricing.js"
 import {
+  type GroupStatus,
   InternationalFeeInsufficientBalance,
   InternationalGroupStateConflict,
   type InternationalStatus,
@@ -100,6 +101,8 @@ export class Enrolments extends Context.Tag("Enrolments")<Enrolments, {
     group: DestinationGroupKey,
     decision: EnrolmentDecision
   ) => Effect.Effect<InternationalStatus, DecisionError>
+  /** The customer's status in a group (NOT_STARTED without an enrolment): global send's gate, in its transaction. */
+  readonly groupStatus: (customerId: string, group: DestinationGroupKey) => Effect.Effect<GroupStatus>
   /** The partner's enrolments awaiting the payout partner (PENDING or REVIEW), newest first. */
   readonly awaiting: (query: CreatedPageQuery) => Effect.Effect<ReadonlyArray<EnrolmentsRepo.EnrolmentRow>>
 }>() {}
@@ -592,6 +595,11 @@ export const layer = Layer.effect(
 
     const awaiting = (query: CreatedPageQuery) => repo.awaiting(query).pipe(Effect.orDie)
 
-    return Enrolments.of({ submitTier3, status, resend, reject, decide, decideGroup, awaiting })
+    const groupStatus = (customerId: string, group: DestinationGroupKey) =>
+      Effect.map(repo.ofCustomer(customerId), (rows): GroupStatus => rows.find((row) => row.groupKey === group)?.status ?? "NOT_STARTED").pipe(
+        Effect.orDie
+      )
+
+    return Enrolments.of({ submitTier3, status, resend, reject, decide, decideGroup, groupStatus, awaiting })
   })
 )

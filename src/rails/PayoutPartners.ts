@@ -18,8 +18,8 @@ import type { PayoutRailUnavailable } from "./Errors.js"
  * - `PayoutEnrolments` (`enrol`): the Tier 3 enrolment per destination group. Implemented by the simulator
  *   (`simulators/payout/Enrolments.ts`) and `src/rails/Unavailable.ts`; called by `POST .../kyc/tier3` and
  *   `POST .../global-send/international-resend`.
- * - `PayoutSubmissions` (`submitPayout`): **declared only**. No adapter implements it and nothing requires it yet;
- *   the global-send issue implements and wires it (docs/rails.md "PayoutPartners").
+ * - `PayoutSubmissions` (`submitPayout`): a global send's payout through its corridor's partner. Implemented by the
+ *   simulator (`simulators/payout/Payouts.ts`) and `src/rails/Unavailable.ts`; called by `POST .../global-send`.
  *
  * Every operation may fail with the rail's unavailable error (503 `PAYOUT_RAIL_UNAVAILABLE`), which is also what a
  * live adapter answers when it is switched off.
@@ -81,7 +81,7 @@ export interface PayoutEnrolmentsShape {
 export class PayoutEnrolments extends Context.Tag("rails/PayoutEnrolments")<PayoutEnrolments, PayoutEnrolmentsShape>() {}
 
 // ---------------------------------------------------------------------------------------------------------------
-// Declared only: implemented by the global-send issue
+// Payouts (global send): implemented by the simulator and production's no-adapter layer
 
 export interface PayoutRequest {
   readonly partnerId: string
@@ -94,9 +94,11 @@ export interface PayoutRequest {
   readonly purpose: string
   /** `beneficiary[key]` for each key of the corridor's `recipientSchema` (and its `recipientFields`). */
   readonly beneficiary: Readonly<Record<string, unknown>>
-  /** What the recipient receives, in minor units of `currency`. */
-  readonly currency: string
-  readonly amount: bigint
+  /** What the partner receives to convert and deliver: minor units of `asset` (USDT, 6 decimals). */
+  readonly asset: string
+  readonly assetAmount: bigint
+  /** What the recipient is paid in. */
+  readonly destinationCurrency: string
 }
 
 export type PayoutOutcome =
@@ -104,9 +106,12 @@ export type PayoutOutcome =
   | { readonly _tag: "Failed"; readonly reason: string }
 
 export interface PayoutSubmissionsShape {
-  /** Hands a payout to the corridor's partner; the outcome comes back later. In tx: schedule a job. */
+  /**
+   * Hands a payout to the corridor's partner. Called inside the send's creating transaction (in tx): an adapter
+   * schedules the request as a job. The outcome comes back later through `GlobalSends.settle(partnerId, payoutId,
+   * outcome)`, the global-send settlement entry point.
+   */
   readonly submitPayout: (payout: PayoutRequest) => Effect.Effect<void, PayoutRailUnavailable>
 }
 
-/** Declared only: no adapter implements it yet (docs/rails.md). */
 export class PayoutSubmissions extends Context.Tag("rails/PayoutSubmissions")<PayoutSubmissions, PayoutSubmissionsShape>() {}

@@ -4,7 +4,7 @@ import { Chain } from "./Chain.js"
 import { BankRailUnavailable, ChainRailUnavailable, ExchangeRailUnavailable, IdentityRailUnavailable, PayoutRailUnavailable } from "./Errors.js"
 import { Exchange } from "./Exchange.js"
 import { Identity } from "./Identity.js"
-import { PayoutEnrolments, PayoutPartners } from "./PayoutPartners.js"
+import { PayoutEnrolments, PayoutPartners, PayoutSubmissions } from "./PayoutPartners.js"
 
 /**
  * The adapters of a production deployment that has no live adapter for a rail (and did not opt in to the
@@ -45,10 +45,11 @@ export const exchangeLayer = Layer.succeed(Exchange, Exchange.of({
   execute: () => exchange
 }))
 
-/** The implemented parts of the payout rail (src/rails/PayoutPartners.ts); payouts are declared only. */
+/** The payout rail (src/rails/PayoutPartners.ts): corridors, enrolment and payouts. */
 export const payoutLayer = Layer.mergeAll(
   Layer.succeed(PayoutPartners, PayoutPartners.of({ corridors: () => payout })),
-  Layer.succeed(PayoutEnrolments, PayoutEnrolments.of({ enrol: () => payout }))
+  Layer.succeed(PayoutEnrolments, PayoutEnrolments.of({ enrol: () => payout })),
+  Layer.succeed(PayoutSubmissions, PayoutSubmissions.of({ submitPayout: () => payout }))
 )
 
 export const layer = Layer.mergeAll(bankLayer, chainLayer, identityLayer, exchangeLayer, payoutLayer)

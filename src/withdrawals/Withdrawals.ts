@@ -1,4 +1,4 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, Ref } from "effect"
 import { BankAccounts, last4, layer as BankAccountsLayer } from "../bankaccounts/BankAccounts.js"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { AppConfig } from "../config/AppConfig.js"
@@ -8,7 +8,7 @@ import { BadRequest, type CustomerForbidden, type InvalidCursor, NotFound } from
 import type { Page } from "../http/Envelope.js"
 import { Cursors, paginate, type PageRequest } from "../http/Pagination.js"
 import { CustomerActors } from "../ledger/CustomerActors.js"
-import type { BalanceLimitExceeded, CustomerBusy, InsufficientBalance, ReferenceInUse } from "../ledger/Errors.js"
+import { type BalanceLimitExceeded, type CustomerBusy, type InsufficientBalance, ReferenceInUse } from "../ledger/Errors.js"
 import { Idempotency } from "../ledger/Idempotency.js"
 import * as Ledger from "../ledger/Ledger.js"
 import { describeAmountProblem, parseAmount, toDecimalString, toNumber } from "../money/Money.js"
@@ -67,6 +67,20 @@ export const eventData = (customerId: string, withdrawal: Withdrawal) => ({
 const moveTarget = { Completed: "COMPLETED", Failed: "FAILED", Returned: "REVERSED" } as const
 const moveEvent = { Completed: "withdrawal.completed", Failed: "withdrawal.failed", Returned: "withdrawal.reversed" } as const
 
+/** A bank account given for one payout: the name enquiry's bank and holder names. */
+export interface OneOffAccount {
+  readonly bankCode: string
+  readonly bankName: string
+  readonly accountNumber: string
+  readonly accountName: string
+}
+
+export type SettlementListener = (
+  withdrawal: WithdrawalsRepo.WithdrawalRow,
+  move: PayoutOutcome,
+  previousStatus: WithdrawalsRepo.WithdrawalRow["status"]
+) => Effect.Effect<void>
+
 export class Withdrawals extends Context.Tag("Withdrawals")<Withdrawals, {
   readonly quote: (customer: CustomerRow, amount: number) => Effect.Effect<WithdrawalQuote, BadRequest | WithdrawalBelowMinimum>
   readonly withdraw: (
@@ -95,6 +109,21 @@ export class Withdrawals extends Context.Tag("Withdrawals")<Withdrawals, {
     withdrawalId: string,
     outcome: PayoutOutcome
   ) => Effect.Effect<Withdrawal, NotFound | WithdrawalStateConflict | CustomerBusy | BalanceLimitExceeded>
+  /**
+   * A payout to a one-off account (not a saved one) inside the caller's command (the customer locked, in its
+   * transaction): the domestic global send's payout. Same fee, minimum, reservation, events and bank rail as
+   * `withdraw`; the withdrawal carries `reference`, registered on the withdrawal endpoint too (a later withdrawal
+   * with it answers this one). A reference already used by a withdrawal is `ReferenceInUse`.
+   */
+  readonly payoutTo: (
+    customer: CustomerRow,
+    input: { readonly reference: string; readonly amount: number; readonly account: OneOffAccount }
+  ) => Effect.Effect<WithdrawalsRepo.WithdrawalRow, BadRequest | WithdrawalBelowMinimum | InsufficientBalance | ReferenceInUse | BankRailUnavailable>
+  /**
+   * Registers a listener of withdrawal moves, called in the move's transaction after its event (the domestic global
+   * send follows its withdrawal). Called while layers are built.
+   */
+  readonly onSettled: (listener: SettlementListener) => Effect.Effect<void>
   /** The partner's withdrawals still PROCESSING (waiting for the bank), newest first by (createdAt, id). */
   readonly processing: (query: CreatedPageQuery) => Effect.Effect<ReadonlyArray<{ readonly customerId: string; readonly withdrawal: Withdrawal }>>
 }>() {}
@@ -144,15 +173,23 @@ export const layer = Layer.effect(
         feeFlat: toNumber(currency, schedule.feeFlat)
       }))
 
-    const create = (customer: CustomerRow, reference: string, currency: FiatCurrency, split: FeeSplit) => (id: string) =>
+    const listeners = yield* Ref.make<ReadonlyArray<SettlementListener>>([])
+
+    const defaultAccount = (customer: CustomerRow) =>
+      Effect.flatMap(accounts.defaultAccount(customer.id), Option.match({
+        onNone: () =>
+          new NoDefaultBankAccount({ message: "The customer has no default bank account; save one with POST .../accounts first" }),
+        onSome: (account) => Effect.succeed({ ...account, id: account.id as string | null })
+      }))
+
+    const create = (
+      customer: CustomerRow,
+      reference: string,
+      currency: FiatCurrency,
+      split: FeeSplit,
+      account: OneOffAccount & { readonly id: string | null }
+    ) => (id: string) =>
       Effect.gen(function*() {
-        const found = yield* accounts.defaultAccount(customer.id)
-        if (Option.isNone(found)) {
-          return yield* new NoDefaultBankAccount({
-            message: "The customer has no default bank account; save one with POST .../accounts first"
-          })
-        }
-        const account = found.value
         const now = yield* clock.now
         const draft = {
           id,
@@ -203,7 +240,7 @@ export const layer = Layer.effect(
           accountNumber: row.accountNumber,
           accountName: row.accountName
         })
-        return toWithdrawal(row)
+        return row
       })
 
     const load = (customerId: string) => (id: string) =>
@@ -220,7 +257,11 @@ export const layer = Layer.effect(
           // says now (a retry after a time-out must never read as a refusal of a withdrawal that went through).
           return yield* idempotency.once(
             { partnerId, endpoint: idempotencyEndpoint, reference, customerId: customer.id },
-            (id) => Effect.flatMap(price(customer.currency, body.amount), ({ currency, split }) => create(customer, reference, currency, split)(id)),
+            (id) =>
+              Effect.gen(function*() {
+                const { currency, split } = yield* price(customer.currency, body.amount)
+                return toWithdrawal(yield* create(customer, reference, currency, split, yield* defaultAccount(customer))(id))
+              }),
             load(customer.id)
           )
         }).pipe(Effect.catchTag("SqlError", Effect.die)))
@@ -268,6 +309,7 @@ export const layer = Layer.effect(
             ]
           }).pipe(Effect.catchTag("InsufficientBalance", Effect.die))
         }
+        for (const listener of yield* Ref.get(listeners)) yield* listener(updated, move, row.status)
         return view
       })
 
@@ -310,7 +352,33 @@ export const layer = Layer.effect(
         Effect.orDie
       )
 
-    return Withdrawals.of({ quote, withdraw, list, get, settle, processing })
+    const payoutTo = (
+      customer: CustomerRow,
+      input: { readonly reference: string; readonly amount: number; readonly account: OneOffAccount }
+    ) =>
+      Effect.gen(function*() {
+        const created = yield* Ref.make(false)
+        const row = yield* idempotency.once(
+          { partnerId: customer.partnerId, endpoint: idempotencyEndpoint, reference: input.reference, customerId: customer.id },
+          (id) =>
+            Effect.gen(function*() {
+              const { currency, split } = yield* price(customer.currency, input.amount)
+              yield* Ref.set(created, true)
+              return toWithdrawal(yield* create(customer, input.reference, currency, split, { ...input.account, id: null })(id))
+            }),
+          load(customer.id)
+        )
+        if (!(yield* Ref.get(created))) {
+          return yield* new ReferenceInUse({ message: "reference: already used by a withdrawal of this customer; a global send needs its own" })
+        }
+        const stored = yield* repo.find(customer.id, row.id)
+        if (Option.isNone(stored)) return yield* Effect.dieMessage(`withdrawals: payout ${row.id} vanished`)
+        return stored.value
+      }).pipe(Effect.catchTag("SqlError", Effect.die))
+
+    const onSettled = (listener: SettlementListener) => Ref.update(listeners, (all) => [...all, listener])
+
+    return Withdrawals.of({ quote, withdraw, list, get, settle, payoutTo, onSettled, processing })
   })
 )
 

@@ -18,7 +18,8 @@ export const WithdrawalRow = Schema.Struct({
   totalDebited: Schema.BigInt,
   status: WithdrawalStatus,
   failureReason: Schema.NullOr(Schema.String),
-  bankAccountId: Schema.String,
+  /** The saved account paid; null for a one-off account (a domestic global send's beneficiary). */
+  bankAccountId: Schema.NullOr(Schema.String),
   bankCode: Schema.String,
   bankName: Schema.String,
   accountNumber: Schema.String,

@@ -264,7 +264,20 @@ export const makeGenerator = (doc: OpenApiDoc, operations: ReadonlyArray<Operati
       destinationCountry: "CN"
     }),
     "international.internationalReject": () => ({ reason: "Please upload a clearer proof of address" }),
-    "sandboxInternational.reject": () => ({ reason: "fuzz" })
+    "sandboxInternational.reject": () => ({ reason: "fuzz" }),
+    "globalSend.initiate": () => ({
+      corridor: "KE-KES-mobile",
+      amount: 10,
+      purpose: "FAMILY_SUPPORT",
+      beneficiary: { phone: "+254712345678", network: "M-PESA", accountName: "Wanjiru Kamau" }
+    }),
+    "globalSend.initiateAlias": () => ({
+      corridor: "KE-KES-mobile",
+      amount: 10,
+      purpose: "FAMILY_SUPPORT",
+      beneficiary: { phone: "+254712345678", network: "M-PESA", accountName: "Wanjiru Kamau" }
+    }),
+    "sandboxGlobalSends.fail": () => ({ reason: "fuzz" })
   }
   const baseQuery: Record<string, Array<[string, string]>> = {
     "bankAccounts.banks": [["country", "NG"]],

@@ -10,6 +10,7 @@ import trading from "./0010_trading.js"
 import sends from "./0011_sends.js"
 import international from "./0012_international.js"
 import enrolments from "./0013_enrolments.js"
+import globalSends from "./0014_global_sends.js"
 
 /** Every migration, in order; statically imported so that tsx, vitest and compiled code load the same set. */
 export const migrations = {
@@ -24,5 +25,6 @@ export const migrations = {
   "0010_trading": trading,
   "0011_sends": sends,
   "0012_international": international,
-  "0013_enrolments": enrolments
+  "0013_enrolments": enrolments,
+  "0014_global_sends": globalSends
 }

@@ -1,0 +1,21 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { Api } from "../Api.js"
+import { Customers } from "../customers/Customers.js"
+import { CurrentPartner } from "../http/Auth.js"
+import { GlobalSends } from "./GlobalSends.js"
+
+export const GlobalSendHttp = HttpApiBuilder.group(Api, "globalSend", (handlers) =>
+  Effect.gen(function*() {
+    const customers = yield* Customers
+    const globalSends = yield* GlobalSends
+    const owned = (customerId: string) => Effect.flatMap(CurrentPartner, (partner) => customers.getOwned(partner.id, customerId))
+    const initiate = (customerId: string, payload: Parameters<typeof globalSends.initiate>[2]) =>
+      Effect.flatMap(CurrentPartner, (partner) => globalSends.initiate(partner.id, customerId, payload))
+    return handlers
+      // Both paths share one idempotency scope: a reference used on either answers the original on both.
+      .handle("initiate", ({ path, payload }) => initiate(path.customerId, payload))
+      .handle("initiateAlias", ({ path, payload }) => initiate(path.customerId, payload))
+      .handle("list", ({ path, urlParams }) => Effect.flatMap(owned(path.customerId), (customer) => globalSends.list(customer, urlParams)))
+      .handle("get", ({ path }) => Effect.flatMap(owned(path.customerId), (customer) => globalSends.get(customer, path.reference)))
+  }))
