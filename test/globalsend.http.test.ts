@@ -143,4 +143,20 @@ describe("domestic NG", () => {
     expect((await events(p, id, "withdrawal.completed")).map((e) => e.data.reference)).toEqual(["ng-1"])
     expect((await events(p, id, "global_send.completed")).map((e) => e.data.reference)).toEqual(["ng-1"])
   })
+
+  it("checks a given accountName against the bank's record (words in any order, case aside)", async () => {
+    const p = await newPartner()
+    const id = await verifiedCustomer(p, { NGN: 10_000 })
+    const account = { bankCode: "058", accountNumber: "0123456789" }
+    const first = await initiate(p, id, { corridor: "NG-NGN-bank", amount: 1000, purpose: "GIFT", reference: "ng-a", beneficiary: account })
+    const holder = first.body.data.beneficiary.accountName as string
+    const mismatch = await initiate(p, id, { corridor: "NG-NGN-bank", amount: 1000, purpose: "GIFT", beneficiary: { ...account, accountName: "Someone Else" } })
+    expect(mismatch.status).toBe(400)
+    expect(mismatch.body.code).toBe("INVALID_BENEFICIARY")
+    expect(mismatch.body.message).toMatch(/^beneficiary\.accountName: does not match/)
+    const reordered = holder.split(" ").reverse().join("  ").toLowerCase()
+    const ok = await initiate(p, id, { corridor: "NG-NGN-bank", amount: 1000, purpose: "GIFT", beneficiary: { ...account, accountName: reordered } })
+    expect(ok.status).toBe(201)
+    expect(ok.body.data.beneficiary.accountName).toBe(holder)
+  })
 })

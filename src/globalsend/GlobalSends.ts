@@ -126,6 +126,10 @@ export class GlobalSends extends Context.Tag("GlobalSends")<GlobalSends, {
   readonly processing: (query: CreatedPageQuery) => Effect.Effect<ReadonlyArray<GlobalSendsRepo.GlobalSendRow>>
 }>() {}
 
+/** A person's name as a set of words: case, accents, punctuation, spacing and order aside. */
+const nameWords = (name: string) =>
+  name.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase().split(/[^a-z0-9]+/).filter((word) => word.length > 0).sort().join(" ")
+
 const invalid = (violation: { readonly field: string; readonly message: string }) =>
   new InvalidBeneficiary({ message: `${violation.field}: ${violation.message}` })
 
@@ -186,6 +190,8 @@ export const layer = Layer.effect(
       prices: Option.Option<BigDecimal.BigDecimal>
     ) => (id: string) =>
       Effect.gen(function*() {
+        const parsed = parseAmount("USDT", body.amount)
+        if (!parsed.ok) return yield* new BadRequest({ message: `amount: ${describeAmountProblem(parsed.problem, "USDT")}` })
         if (corridor.group !== null) {
           const status = yield* enrolments.groupStatus(customer.id, corridor.group)
           if (status !== "APPROVED") {
@@ -196,8 +202,6 @@ export const layer = Layer.effect(
             })
           }
         }
-        const parsed = parseAmount("USDT", body.amount)
-        if (!parsed.ok) return yield* new BadRequest({ message: `amount: ${describeAmountProblem(parsed.problem, "USDT")}` })
         const sameCountry = corridor.country === customer.country
         const split = splitCrossBorder(fees, corridor, parsed.minor, sameCountry)
         const minimum = minimumAssetOf(fees, corridor)
@@ -287,8 +291,18 @@ export const layer = Layer.effect(
           Effect.catchTag("BankUnavailable", (error) => new BankRailUnavailable({ message: `The bank's name enquiry failed (${error.reason}); retry with the same reference` }))
         )
         switch (result._tag) {
-          case "Resolved":
+          case "Resolved": {
+            // A name the partner gives is checked against the bank's record (the corridor's form says so): the same
+            // words in any order, case, accents and spacing aside. Without one, the bank's name is used.
+            const given = beneficiary.accountName
+            if (typeof given === "string" && nameWords(given) !== nameWords(result.accountName)) {
+              return yield* new InvalidBeneficiary({
+                message: `beneficiary.accountName: does not match the account holder's name at the bank (${result.accountName}); ` +
+                  "send the bank's name or leave accountName out"
+              })
+            }
             return { bankCode, accountNumber, bankName: result.bankName, accountName: result.accountName }
+          }
           case "UnknownBank":
             return yield* new InvalidBeneficiary({ message: `beneficiary.bankCode: no bank with code ${bankCode} in ${customer.country}` })
           case "InvalidAccountNumber":

@@ -174,7 +174,7 @@ const checkDocuments = (
       out.push({ field: `${path}.url`, type: item.type, url: item.url })
     }
     for (const type of required) {
-      if (!out.some((document) => document.type === type)) return yield* violation(field, `must include an ${type === "invoice" ? "invoice" : type} { type: "${type}", url }`)
+      if (!out.some((document) => document.type === type)) return yield* violation(field, `must include ${/^[aeiou]/.test(type) ? "an" : "a"} ${type} { type: "${type}", url }`)
     }
     return out
   })
@@ -193,18 +193,20 @@ export const checkBeneficiary = (
     const kept: Record<string, unknown> = {}
     for (const descriptor of corridor.recipientSchema) {
       const field = `beneficiary.${descriptor.key}`
-      const value = beneficiary[descriptor.key]
-      if (value === undefined || value === null || value === "") {
+      const raw = beneficiary[descriptor.key]
+      if (raw === undefined || raw === null || (isText(raw) && raw.trim() === "")) {
         if (descriptor.required) return yield* violation(field, `is required (${descriptor.label})`)
         continue
       }
-      if (!isText(value)) return yield* violation(field, `must be a string (got ${describe(value)})`)
+      if (!isText(raw)) return yield* violation(field, `must be a string (got ${describe(raw)})`)
+      const value = raw.trim()
       if (descriptor.options !== undefined && !descriptor.options.includes(value)) {
         return yield* violation(field, `must be one of ${descriptor.options.join(", ")} (got ${describe(value)})`)
       }
       if (descriptor.pattern !== undefined && !new RegExp(descriptor.pattern).test(value)) {
-        return yield* violation(field, `must be ${descriptor.patternHint ?? `a value matching ${descriptor.pattern}`}` +
-          (descriptor.placeholder === undefined ? "" : `, e.g. ${descriptor.placeholder}`) + ` (got ${describe(value)})`)
+        const hint = descriptor.patternHint ?? `a value matching ${descriptor.pattern}`
+        const example = descriptor.placeholder === undefined || hint.includes(descriptor.placeholder) ? "" : `, e.g. ${descriptor.placeholder}`
+        return yield* violation(field, `must be ${hint}${example} (got ${describe(value)})`)
       }
       if (descriptor.pattern === undefined && descriptor.options === undefined && value.trim().length > 140) {
         return yield* violation(field, "must be at most 140 characters")
