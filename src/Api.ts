@@ -2,6 +2,7 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import { CustomersApi } from "./customers/Api.js"
 import { FundingApi, SandboxEftApi, SandboxFundingApi } from "./funding/Api.js"
 import { HealthApi } from "./health/Api.js"
+import { ConsoleApi, ConsolePublicApi, SandboxConsoleApi } from "./console/Api.js"
 import { GlobalSendApi, SandboxGlobalSendsApi } from "./globalsend/Api.js"
 import { InternationalApi, SandboxInternationalApi } from "./international/Api.js"
 import { KycApi, SandboxKycApi } from "./kyc/Api.js"
@@ -83,6 +84,8 @@ const base = HttpApi.make("api")
   .add(SendsApi)
   .add(InternationalApi)
   .add(GlobalSendApi)
+  .add(ConsolePublicApi)
+  .add(ConsoleApi)
   .annotate(OpenApi.Title, "Partner Money Movement Service")
   .annotate(OpenApi.Description, description)
   .annotate(OpenApi.Servers, [{ url: "/", description: "The origin that serves this document (every path starts with /api/v1)" }])
@@ -103,6 +106,7 @@ export class Api extends base
   .add(SandboxSendsApi)
   .add(SandboxInternationalApi)
   .add(SandboxGlobalSendsApi)
+  .add(SandboxConsoleApi)
   .prefix("/api/v1")
 {}
 

@@ -18,6 +18,8 @@ import { FundingHttp } from "./funding/Http.js"
 import { ShutdownLayer, ShutdownTrigger } from "./http/Shutdown.js"
 import { HealthHttp } from "./health/Http.js"
 import { InternationalHttp } from "./international/Http.js"
+import * as PartnerConsole from "./console/Console.js"
+import { ConsoleAuthLive, ConsoleHttp, ConsolePublicHttp, SandboxConsoleHttp } from "./console/Http.js"
 import * as GlobalSends from "./globalsend/GlobalSends.js"
 import { GlobalSendHttp } from "./globalsend/Http.js"
 import * as Enrolments from "./international/Enrolments.js"
@@ -107,16 +109,28 @@ export const makeServicesLayer = (database: DatabaseLayer, ids: Layer.Layer<Ids.
   const tier3 = Layer.mergeAll(Funding.layer, Enrolments.layer).pipe(Layer.provideMerge(tier2))
   // Sends refuse a customer's own deposit addresses (Deposits.isOwnAddress).
   // Global sends gate on the enrolments (Enrolments.groupStatus) and pay domestic sends as withdrawals.
-  const tier4 = Layer.mergeAll(Sends.layer, GlobalSends.layer).pipe(Layer.provideMerge(tier3))
+  const tier4 = Layer.mergeAll(Sends.layer, GlobalSends.layer, PartnerConsole.layer).pipe(Layer.provideMerge(tier3))
   // The rails' answers call the domain's settlement entry points, so they come last.
   return outcomesLayer.pipe(Layer.provideMerge(tier4))
 }
 
+/**
+ * What the operator commands need (`service partner-kyb`): the database with its migrations, the service clock, the
+ * outbox and the caches (an approval reaches a running server through LISTEN/NOTIFY) and the partners — no job
+ * daemons, no webhook dispatcher, no rails.
+ */
+export const makeOperatorLayer = (database: DatabaseLayer) => {
+  const foundation = Layer.mergeAll(Database.MigrationsLayer.pipe(Layer.provideMerge(database)), Keys.layer, Ids.layer, EventBusLayer)
+  const clock = ServiceClock.layer.pipe(Layer.provideMerge(foundation))
+  const infrastructure = Layer.mergeAll(OutboxLayer, Caches.layer).pipe(Layer.provideMerge(clock))
+  return Partners.layer.pipe(Layer.provideMerge(infrastructure))
+}
+
 /** Handlers of the partner-facing groups (served in both modes). */
-const partnerGroups = Layer.mergeAll(HealthHttp, CustomersHttp, LedgerHttp, FundingHttp, KycHttp, WebhooksHttp, BankAccountsHttp, WithdrawalsHttp, TradingHttp, SendsHttp, InternationalHttp, GlobalSendHttp)
+const partnerGroups = Layer.mergeAll(HealthHttp, CustomersHttp, LedgerHttp, FundingHttp, KycHttp, WebhooksHttp, BankAccountsHttp, WithdrawalsHttp, TradingHttp, SendsHttp, InternationalHttp, GlobalSendHttp, ConsolePublicHttp, ConsoleHttp)
 
 /** Handlers of the sandbox control groups (sandbox mode only). */
-const sandboxGroups = Layer.mergeAll(SandboxHttp, SandboxPartnersHttp, SandboxKycHttp, SandboxLedgerHttp, SandboxInspectHttp, Simulators.controlsLayer)
+const sandboxGroups = Layer.mergeAll(SandboxHttp, SandboxPartnersHttp, SandboxKycHttp, SandboxLedgerHttp, SandboxInspectHttp, SandboxConsoleHttp, Simulators.controlsLayer)
 
 /**
  * Idle keep-alive connections stay open 65 s: longer than clients' and load balancers' own idle time-outs, so the
@@ -143,7 +157,7 @@ export const ServerLayer = Layer.unwrapEffect(Effect.gen(function*() {
   const apiLayer = (sandbox
     ? HttpApiBuilder.api(Api).pipe(Layer.provide(partnerGroups), Layer.provide(sandboxGroups))
     : HttpApiBuilder.api(ProductionApi).pipe(Layer.provide(partnerGroups))
-  ).pipe(Layer.provide([PartnerAuthLive, SandboxAuthLive]))
+  ).pipe(Layer.provide([PartnerAuthLive, SandboxAuthLive, ConsoleAuthLive]))
   const middleware = makeHttpMiddleware({
     maxJsonBodyBytes: config.maxJsonBodyBytes,
     routes: routeTable(api, [{ method: "GET", path: docsPath }, { method: "GET", path: openApiPath }])
@@ -173,7 +187,7 @@ export const Banner = Layer.effectDiscard(Effect.gen(function*() {
   const rails = railAdaptersOf(config) === "simulated"
     ? "simulated (bank, chain, identity, exchange, payout)" + (config.mode === "production" ? " — SIMULATED_RAILS=true: no real money moves" : "")
     : "none configured: bank, chain, identity, exchange and payout routes answer 503 <RAIL>_RAIL_UNAVAILABLE"
-  lines.push(`  Rails:     ${rails}; payout partners serve corridors and Tier 3 enrolment (global-send payouts not built yet)`)
+  lines.push(`  Rails:     ${rails}; payout partners serve corridors, Tier 3 enrolment and global-send payouts`)
   if (config.mode === "sandbox") {
     const partners = yield* Partners.Partners
     const demo = yield* partners.ensureDemo

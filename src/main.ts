@@ -1,7 +1,9 @@
-import { Command } from "@effect/cli"
+import { Args, Command, Options } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { ConfigError, Console, Effect, Layer, Logger } from "effect"
-import { Banner, makeServicesLayer, ServerLayer } from "./App.js"
+import { Banner, makeOperatorLayer, makeServicesLayer, ServerLayer } from "./App.js"
+import { decideKybInTransaction } from "./console/Console.js"
+import { transaction } from "./events/Events.js"
 import * as AppConfig from "./config/AppConfig.js"
 import * as Database from "./db/Database.js"
 import { checkLedger } from "./ledger/LedgerCheck.js"
@@ -41,7 +43,30 @@ const scenario = Command.make("scenario", scenarioCommandConfig, (args) => withC
   Command.withDescription("Run QA scenario files (YAML) end to end, in-process by default or against --url")
 )
 
-const root = Command.make("service").pipe(Command.withSubcommands([serve, ledgerCheck, scenario]))
+const partnerKyb = Command.make("partner-kyb", {
+  partner: Args.text({ name: "partner" }).pipe(Args.withDescription("the partner's id, or its console sign-in email")),
+  decision: Args.choice([["approve", "APPROVED"], ["reject", "REJECTED"], ["request-resubmission", "RESUBMISSION_REQUESTED"]] as const, {
+    name: "decision"
+  }),
+  reason: Options.text("reason").pipe(Options.optional, Options.withDescription("required for reject and request-resubmission"))
+}, ({ decision, partner, reason }) =>
+  withConfig(
+    Effect.gen(function*() {
+      const partnerId = yield* transaction(decideKybInTransaction(partner, {
+        decision,
+        ...(reason._tag === "Some" ? { reason: reason.value } : {})
+      }))
+      yield* Console.log(`partner ${partnerId}: KYB ${decision}`)
+    }).pipe(
+      Effect.catchTags({
+        BadRequest: (error) => Effect.fail(new Error(error.message)),
+        KybNotUnderReview: (error) => Effect.fail(new Error(error.message))
+      }),
+      Effect.provide(makeOperatorLayer(Database.layerFromConfig))
+    )
+  )).pipe(Command.withDescription("Compliance's KYB decision on a partner under review: approve, reject or request-resubmission"))
+
+const root = Command.make("service").pipe(Command.withSubcommands([serve, ledgerCheck, scenario, partnerKyb]))
 
 const cli = Command.run(root, { name: "partner-money-movement", version: "0.1.0" })
 

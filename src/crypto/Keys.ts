@@ -17,6 +17,8 @@ export interface KeysShape {
   readonly cursor: Buffer
   /** Seed for the sandbox demo partner's API key: the same key on every start with the same DATA_DIR. */
   readonly demoPartner: Buffer
+  /** HMAC key (HS256) of the partner console's access tokens (docs/console.md). */
+  readonly consoleToken: Buffer
 }
 
 export class Keys extends Context.Tag("Keys")<Keys, KeysShape>() {}
@@ -29,7 +31,8 @@ const derive = (master: Buffer, purpose: string) =>
 export const fromMaster = (master: Buffer): KeysShape => ({
   encryption: derive(master, "secrets-at-rest"),
   cursor: derive(master, "pagination-cursor"),
-  demoPartner: derive(master, "sandbox-demo-partner")
+  demoPartner: derive(master, "sandbox-demo-partner"),
+  consoleToken: derive(master, "console-access-token")
 })
 
 /** The sandbox key file of a data directory: the master key every sandbox start in DATA_DIR shares. */

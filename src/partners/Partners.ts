@@ -42,6 +42,16 @@ export class Partners extends Context.Tag("Partners")<Partners, {
   readonly name: (partnerId: string) => Effect.Effect<string>
   /** Creates the sandbox demo partner on first start; its key is derived from the sandbox key material. */
   readonly ensureDemo: Effect.Effect<CreatedPartner>
+  /**
+   * A partner signed up in the console: KYB `PENDING`, no key and no event (nothing to announce before KYB). Runs in
+   * the caller's transaction.
+   */
+  readonly createWithoutKey: (name: string) => Effect.Effect<Partner>
+  /** A new key for the partner (shown once), every earlier key revoked at once (rotation; also the first key). */
+  readonly rotateKey: (partnerId: string) => Effect.Effect<{ readonly apiKey: string; readonly key: PartnersRepo.KeyListRow }>
+  /** The partner's keys, newest first, without secrets. */
+  readonly listKeys: (partnerId: string) => Effect.Effect<ReadonlyArray<PartnersRepo.KeyListRow>>
+  readonly find: (partnerId: string) => Effect.Effect<Option.Option<Partner>>
 }>() {}
 
 export const layer = Layer.effect(
@@ -105,6 +115,18 @@ export const layer = Layer.effect(
 
     const unauthorized = (message: string) => new Unauthorized({ message })
 
+    /** When this process last recorded each key's use: `touchKey` writes at most once a minute per key. */
+    const lastTouched = new Map<string, number>()
+    const touch = (keyId: string) =>
+      Effect.gen(function*() {
+        const now = yield* clock.now
+        const previous = lastTouched.get(keyId)
+        if (previous !== undefined && now.getTime() - previous < 60_000) return
+        lastTouched.set(keyId, now.getTime())
+        // Off the request's path: the answer never waits for the bookkeeping write.
+        yield* Effect.forkDaemon(repo.touchKey(keyId, now).pipe(Effect.ignore))
+      })
+
     const authenticate = (apiKey: string) =>
       Effect.gen(function*() {
         if (apiKey.length === 0) return yield* unauthorized("Missing API key: send it in the x-api-key header")
@@ -114,7 +136,8 @@ export const layer = Layer.effect(
         if (Option.isNone(found) || !constantTimeEqual(Buffer.from(found.value.keyHash), hash)) {
           return yield* unauthorized("Unknown API key")
         }
-        const { keyHash: _, ...partner } = found.value
+        const { keyHash: _, keyId, ...partner } = found.value
+        yield* touch(keyId)
         return partner
       })
 
@@ -159,7 +182,39 @@ export const layer = Layer.effect(
         }))
       )
 
-    return Partners.of({ create, authenticate, requireApproved, setKyb, name, ensureDemo })
+    const createWithoutKey = (name: string) =>
+      Effect.gen(function*() {
+        const now = yield* clock.now
+        const partner: Partner = {
+          id: yield* ids.uuid,
+          name,
+          kybStatus: "PENDING",
+          kybReason: null,
+          isDemo: false,
+          createdAt: now,
+          updatedAt: now
+        }
+        yield* repo.insert(partner)
+        return partner
+      }).pipe(Effect.orDie)
+
+    const rotateKey = (partnerId: string) =>
+      inTransaction(Effect.gen(function*() {
+        const now = yield* clock.now
+        yield* repo.revokeKeys(partnerId, now)
+        const apiKey = keyPrefix + base62(yield* ids.bytes(32))
+        yield* storeKey(partnerId, apiKey)
+        // The old keys stop at once: every process drops its cached lookups of this partner's keys.
+        yield* caches.announce(cacheTopic, partnerId)
+        const [key] = yield* repo.listKeys(partnerId)
+        return { apiKey, key: key! }
+      }))
+
+    const listKeys = (partnerId: string) => repo.listKeys(partnerId).pipe(Effect.orDie)
+
+    const find = (partnerId: string) => repo.find(partnerId).pipe(Effect.orDie)
+
+    return Partners.of({ create, authenticate, requireApproved, setKyb, name, ensureDemo, createWithoutKey, rotateKey, listKeys, find })
   })
 )
 

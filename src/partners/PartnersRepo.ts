@@ -14,7 +14,17 @@ export const PartnerRow = Schema.Struct({
 })
 export type PartnerRow = typeof PartnerRow.Type
 
-export const PartnerWithKeyRow = Schema.Struct({ ...PartnerRow.fields, keyHash: Schema.Uint8ArrayFromSelf })
+export const PartnerWithKeyRow = Schema.Struct({ ...PartnerRow.fields, keyHash: Schema.Uint8ArrayFromSelf, keyId: Schema.String })
+
+/** An API key as the console lists it (never its secret or hash). */
+export const KeyListRow = Schema.Struct({
+  id: Schema.String,
+  keyPrefix: Schema.String,
+  createdAt: Schema.DateFromSelf,
+  lastUsedAt: Schema.NullOr(Schema.DateFromSelf),
+  revokedAt: Schema.NullOr(Schema.DateFromSelf)
+})
+export type KeyListRow = typeof KeyListRow.Type
 
 export const ApiKeyRow = Schema.Struct({
   id: Schema.String,
@@ -43,7 +53,7 @@ export const make = Effect.gen(function*() {
     Result: PartnerWithKeyRow,
     execute: (keyHash) =>
       sql`
-        SELECT ${sql.unsafe(columns)}, k.key_hash FROM api_keys k JOIN partners p ON p.id = k.partner_id
+        SELECT ${sql.unsafe(columns)}, k.key_hash, k.id AS key_id FROM api_keys k JOIN partners p ON p.id = k.partner_id
         WHERE k.key_hash = ${Buffer.from(keyHash)} AND k.revoked_at IS NULL`
   })
   const find = SqlSchema.findOne({
@@ -69,7 +79,25 @@ export const make = Effect.gen(function*() {
         UPDATE partners p SET kyb_status = ${status}, kyb_reason = ${reason}, updated_at = ${at}
         WHERE p.id = ${id} RETURNING ${sql.unsafe(columns)}`
   })
+  const listKeys = SqlSchema.findAll({
+    Request: Schema.String,
+    Result: KeyListRow,
+    execute: (partnerId) =>
+      sql`
+        SELECT id, key_prefix, created_at, last_used_at, revoked_at FROM api_keys
+        WHERE partner_id = ${partnerId} ORDER BY created_at DESC, id DESC`
+  })
   return {
+    /** Every key of the partner, newest first, revoked ones included. */
+    listKeys: (partnerId: string) => orDieOnRow(listKeys(partnerId)),
+    /** Revokes every active key of the partner (a rotation's first step). */
+    revokeKeys: (partnerId: string, at: Date) =>
+      sql`UPDATE api_keys SET revoked_at = ${at} WHERE partner_id = ${partnerId} AND revoked_at IS NULL`,
+    /** Records a key's use, at most once a minute (a throttled write, never on every request). */
+    touchKey: (keyId: string, at: Date) =>
+      sql`
+        UPDATE api_keys SET last_used_at = ${at}
+        WHERE id = ${keyId} AND (last_used_at IS NULL OR last_used_at < ${new Date(at.getTime() - 60_000)})`,
     insert: (partner: PartnerRow) => orDieOnRow(insert(partner)),
     insertKey: (key: ApiKeyRow) => orDieOnRow(insertKey(key)),
     findByKeyHash: (keyHash: Uint8Array) => orDieOnRow(findByKeyHash(keyHash)),

@@ -44,7 +44,8 @@ export const toDelivery = (row: WebhooksRepo.DeliveryRow): WebhookDelivery => ({
  */
 export class Webhooks extends Context.Tag("Webhooks")<Webhooks, {
   readonly get: (partnerId: string) => Effect.Effect<WebhookConfig>
-  readonly setUrl: (partnerId: string, url: string) => Effect.Effect<WebhookSecretIssued, BadRequest>
+  /** Sets the URL (the self-serve rules) and mints a secret, or seals the one supplied (the console's update-webhook). */
+  readonly setUrl: (partnerId: string, url: string, suppliedSecret?: string) => Effect.Effect<WebhookSecretIssued, BadRequest>
   readonly rotateSecret: (partnerId: string) => Effect.Effect<WebhookSecretIssued, WebhookUrlNotSet>
   readonly deliveries: (
     partnerId: string,
@@ -79,9 +80,9 @@ export const layer = Layer.effect(
     const sender = yield* WebhookSender
 
     /** Stores `url` with a new secret and sends the test event with it; the previous secret is gone at commit. */
-    const issueSecret = (partnerId: string, url: string | undefined) =>
+    const issueSecret = (partnerId: string, url: string | undefined, supplied?: string) =>
       Effect.gen(function*() {
-        const secret = formatSecret(yield* ids.bytes(32))
+        const secret = supplied ?? formatSecret(yield* ids.bytes(32))
         const iv = yield* ids.bytes(secretIvBytes)
         const leaseToken = yield* ids.uuid
         const claimed = yield* transaction(Effect.gen(function*() {
@@ -120,11 +121,11 @@ export const layer = Layer.effect(
         Effect.orDie
       )
 
-    const setUrl = (partnerId: string, raw: string) =>
+    const setUrl = (partnerId: string, raw: string, suppliedSecret?: string) =>
       Effect.gen(function*() {
         const verdict = checkWebhookUrl(raw, config.mode)
         if (!verdict.ok) return yield* new BadRequest({ message: `url: ${verdict.rule}` })
-        return yield* issueSecret(partnerId, verdict.url).pipe(Effect.catchTag("WebhookUrlNotSet", Effect.die))
+        return yield* issueSecret(partnerId, verdict.url, suppliedSecret).pipe(Effect.catchTag("WebhookUrlNotSet", Effect.die))
       })
 
     const rotateSecret = (partnerId: string) => issueSecret(partnerId, undefined)

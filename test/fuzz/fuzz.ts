@@ -8,7 +8,7 @@ import type { TestApp } from "../support/TestApp.js"
 import { makeChecker, makeSender, minimalOpenApiCheck, type FuzzResponse, type OpenApiCheck, type Problem } from "./check.js"
 import { makeGenerator, Rng, type FuzzRequest } from "./generate.js"
 import { loadOperations, type OpenApiDoc, type Operation } from "./operations.js"
-import { refreshWorld, seedWorld } from "./seed.js"
+import { refreshConsole, refreshWorld, seedWorld, withConsoleTokens } from "./seed.js"
 import { diffSnapshots, makeSnapshotter, type Snapshot } from "./state.js"
 
 /**
@@ -203,7 +203,14 @@ export const runFuzz = async (app: TestApp, options: FuzzOptions): Promise<FuzzR
   }
 
   const timing = { send: 0, snapshot: 0, slowest: [] as Array<[number, string]> }
-  const exchange = async (req: FuzzRequest, replay = false) => {
+  /** A clock advance may have expired the console tokens: signed in again before the next console request. */
+  let consoleStale = false
+  const exchange = async (given: FuzzRequest, replay = false) => {
+    const authorization = given.headers.authorization
+    if (given.path.includes("/sandbox/clock/advance")) consoleStale = true
+    const req: FuzzRequest = typeof authorization === "string"
+      ? { ...given, headers: { ...given.headers, authorization: withConsoleTokens(world, authorization) } }
+      : given
     const t0 = Date.now()
     const res = await sender.send(req)
     timing.send += Date.now() - t0
@@ -276,6 +283,14 @@ export const runFuzz = async (app: TestApp, options: FuzzOptions): Promise<FuzzR
   }
 
   const sendOne = async (req: FuzzRequest) => {
+    const authorization = req.headers.authorization
+    if (consoleStale && typeof authorization === "string" && authorization.includes("@@console")) {
+      // Signed in again outside any request's attribution: the state it writes is the new baseline.
+      consoleStale = false
+      await flush()
+      await refreshConsole(app, world)
+      baseline = await settled()
+    }
     if (req.mustReject) {
       const res = await exchange(req)
       batch.push({ req, res })

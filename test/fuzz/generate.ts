@@ -17,7 +17,7 @@ import {
   type Hostile
 } from "./catalogue.js"
 import { fits, type Field, type OpenApiDoc, type Operation, type Param } from "./operations.js"
-import { freshEmail, GTB, sendBody, type World } from "./seed.js"
+import { consoleScratchPlaceholder, consoleTokenPlaceholder, freshEmail, GTB, sendBody, type World } from "./seed.js"
 
 /** One request as sent: the path and query exactly as they go on the wire. */
 export interface FuzzRequest {
@@ -80,6 +80,8 @@ interface Draft {
   path: Record<string, string>
   query: Array<[string, string | undefined]>
   key: string | undefined
+  /** The console token sent as `Authorization: Bearer` (console routes). */
+  bearer?: string | undefined
   headers: Record<string, string | Array<string>>
   body: BodySpec
   contentType: string | undefined
@@ -124,6 +126,7 @@ export const render = (draft: Draft, meta: Omit<Mutation, "draft"> & { phase: Fu
   const query = draft.query.length === 0 ? "" : "?" + draft.query.map(([k, v]) => (v === undefined ? k : `${k}=${v}`)).join("&")
   const headers: Record<string, string | ReadonlyArray<string>> = { ...draft.headers }
   if (draft.key !== undefined) headers["x-api-key"] = draft.key
+  if (draft.bearer !== undefined) headers.authorization = `Bearer ${draft.bearer}`
   if (draft.contentType !== undefined) headers["content-type"] = draft.contentType
   let body: Uint8Array | undefined
   if (draft.body.kind === "json") {
@@ -277,7 +280,19 @@ export const makeGenerator = (doc: OpenApiDoc, operations: ReadonlyArray<Operati
       purpose: "FAMILY_SUPPORT",
       beneficiary: { phone: "+254712345678", network: "M-PESA", accountName: "Wanjiru Kamau" }
     }),
-    "sandboxGlobalSends.fail": () => ({ reason: "fuzz" })
+    "sandboxGlobalSends.fail": () => ({ reason: "fuzz" }),
+    "consolePublic.signUp": () => ({ email: freshEmail("console"), password: "correct horse battery staple", companyName: "Fuzz Ltd" }),
+    "consolePublic.signIn": () => ({ email: "nobody@example.com", password: "correct horse battery staple" }),
+    "consolePublic.refresh": () => ({ refreshToken: "rt_unknown" }),
+    "console.setCompany": () => ({
+      legalName: "Fuzz Ltd",
+      registrationNumber: "RC 1",
+      country: "NG",
+      address: "1 Road, Lagos",
+      contactEmail: "fuzz@example.com"
+    }),
+    "console.updateWebhook": () => ({ url: world.webhookUrl }),
+    "sandboxConsole.decideKyb": () => ({ decision: "APPROVED" })
   }
   const baseQuery: Record<string, Array<[string, string]>> = {
     "bankAccounts.banks": [["country", "NG"]],
@@ -315,6 +330,7 @@ export const makeGenerator = (doc: OpenApiDoc, operations: ReadonlyArray<Operati
       path,
       query: [...(baseQuery[op.operationId] ?? [])],
       key: keyFor(op),
+      bearer: op.bearer ? (op.operationId === "console.signOut" ? consoleScratchPlaceholder : consoleTokenPlaceholder) : undefined,
       headers: {},
       body,
       contentType
@@ -403,7 +419,25 @@ export const makeGenerator = (doc: OpenApiDoc, operations: ReadonlyArray<Operati
 
   const withLong = <A extends { big?: boolean }>(items: ReadonlyArray<A>) => (options.long ? items : items.filter((i) => i.big !== true))
 
+  /** Console routes: only a valid console token gets in; an API key (as a header or as the bearer) never does. */
+  const consoleAuth: Family = (op, rng, force) => {
+    const draft = base(op)
+    const cases: Array<() => Mutation> = [
+      () => ({ draft: { ...draft, bearer: undefined }, klass: "auth:missing", expectStatus: [401], mustReject: true }),
+      () => ({ draft: { ...draft, bearer: undefined, key: a.apiKey }, klass: "auth:api-key-on-console", expectStatus: [401], mustReject: true }),
+      () => ({ draft: { ...draft, bearer: a.apiKey }, klass: "auth:api-key-as-bearer", expectStatus: [401], mustReject: true }),
+      () => ({ draft: { ...draft, bearer: `${draft.bearer ?? ""}x` }, klass: "auth:token-tampered", expectStatus: [401], mustReject: true }),
+      () => ({ draft: { ...draft, bearer: "x".repeat(8000) }, klass: "auth:8KB", expectStatus: [401], mustReject: true })
+    ]
+    if (force !== undefined) {
+      const forced = cases.map((make) => make()).find((m) => m.klass === force)
+      if (forced !== undefined) return forced
+    }
+    return rng.pick(cases)()
+  }
+
   const auth: Family = (op, rng, force) => {
+    if (op.bearer) return consoleAuth(op, rng, force)
     if (!op.needsKey) return undefined
     const draft = base(op)
     const own = draft.key!

@@ -41,6 +41,8 @@ export interface Operation {
   /** Response statuses the document describes. */
   readonly responses: ReadonlySet<string>
   readonly needsKey: boolean
+  /** The console's routes authenticate with `Authorization: Bearer <console token>`, not an API key. */
+  readonly bearer: boolean
   readonly partnerRoute: boolean
   readonly customerScoped: boolean
   readonly schemas: {
@@ -119,7 +121,8 @@ export const loadOperations = (doc: OpenApiDoc): { operations: Array<Operation>;
       const reflected = schemas.get(id)
       if (reflected === undefined) unmatched.push(`${id}: in the OpenAPI document, not in the contract`)
       schemas.delete(id)
-      const partnerRoute = template.startsWith("/api/v1/partner/")
+      const partnerRoute = template.startsWith("/api/v1/partner/v1/")
+      const bearer = Array.isArray(op.security) && op.security.some((requirement: Record<string, unknown>) => "bearer" in requirement)
       operations.push({
         id,
         operationId: op.operationId ?? id,
@@ -134,7 +137,8 @@ export const loadOperations = (doc: OpenApiDoc): { operations: Array<Operation>;
         bodyRequired: bodySchema !== undefined && (objectVariant(doc, bodySchema)?.required ?? []).length > 0 && !fits(doc, bodySchema, null),
         fields: bodyTypes[0] === "application/json" ? flattenFields(doc, bodySchema) : [],
         responses: new Set(Object.keys(op.responses ?? {})),
-        needsKey: Array.isArray(op.security) && op.security.length > 0,
+        needsKey: Array.isArray(op.security) && op.security.length > 0 && !bearer,
+        bearer,
         partnerRoute,
         customerScoped: template.includes("{customerId}"),
         schemas: reflected ?? { path: Option.none(), urlParams: Option.none(), payload: Option.none() }

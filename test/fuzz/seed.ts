@@ -39,7 +39,21 @@ export interface World {
   readonly pendingKey: string
   readonly scratchKey: string
   readonly webhookUrl: string
+  /**
+   * Console sessions (docs/console.md) of two partners signed up in the console: `token` for every console route,
+   * `scratchToken` for sign-out. Requests carry placeholders (`consoleTokenPlaceholder`) replaced at send time, since
+   * access tokens expire on the service clock that the run advances; `refreshWorld` signs in again.
+   */
+  readonly console: { token: string; scratchToken: string; readonly email: string; readonly scratchEmail: string }
 }
+
+export const consoleTokenPlaceholder = "@@console-token@@"
+export const consoleScratchPlaceholder = "@@console-scratch-token@@"
+export const consolePassword = "correct horse battery staple"
+
+/** Replaces the console placeholders of an Authorization header with the current tokens. */
+export const withConsoleTokens = (world: World, value: string) =>
+  value.replace(consoleScratchPlaceholder, world.console.scratchToken).replace(consoleTokenPlaceholder, world.console.token)
 
 export const GTB = { bankCode: "058", accountNumber: "1234567896" }
 
@@ -155,7 +169,14 @@ export const seedWorld = async (app: TestApp, webhookUrl: string): Promise<World
   const b = await seedPartner(app, "B", webhookUrl)
   const pending = await app.newPartner("PENDING")
   const scratch = await app.newPartner()
-  return { a, b, aOther: a.other!, pendingKey: pending.apiKey, scratchKey: scratch.apiKey, webhookUrl }
+  const signUp = async (email: string) =>
+    expectStatus("POST /partner/sign-up", await app.request<any>("POST", "/partner/sign-up", {
+      body: { email, password: consolePassword, companyName: "Fuzz Console Ltd" }
+    }), [201]).data.session.accessToken as string
+  const email = freshEmail("console-seed")
+  const scratchEmail = freshEmail("console-seed")
+  const console = { token: await signUp(email), scratchToken: await signUp(scratchEmail), email, scratchEmail }
+  return { a, b, aOther: a.other!, pendingKey: pending.apiKey, scratchKey: scratch.apiKey, webhookUrl, console }
 }
 
 /**
@@ -164,8 +185,17 @@ export const seedWorld = async (app: TestApp, webhookUrl: string): Promise<World
  * pending". Adds a charge, an EFT token, a withdrawal and a send, and tops the NGN and USDT balances up. Every call
  * is an accepted request (the engine re-baselines).
  */
+/** Fresh console sessions: the run's clock advances expire access tokens (15 minutes), sign-out ends the scratch one. */
+export const refreshConsole = async (app: TestApp, world: World): Promise<void> => {
+  const signIn = async (email: string) =>
+    (await app.request<any>("POST", "/partner/sign-in", { body: { email, password: consolePassword } })).body?.data?.accessToken as string | undefined
+  world.console.token = (await signIn(world.console.email)) ?? world.console.token
+  world.console.scratchToken = (await signIn(world.console.scratchEmail)) ?? world.console.scratchToken
+}
+
 export const refreshWorld = async (app: TestApp, world: World): Promise<void> => {
   const a = world.a
+  await refreshConsole(app, world)
   const req = (method: string, path: string, body?: unknown) =>
     app.request<any>(method, path, { apiKey: a.apiKey, ...(body === undefined ? {} : { body }) })
   await req("POST", `/sandbox/customers/${a.rich}/virtual-account/credit`, { amount: 100_000 })

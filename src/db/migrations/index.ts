@@ -11,6 +11,7 @@ import sends from "./0011_sends.js"
 import international from "./0012_international.js"
 import enrolments from "./0013_enrolments.js"
 import globalSends from "./0014_global_sends.js"
+import console_ from "./0015_console.js"
 
 /** Every migration, in order; statically imported so that tsx, vitest and compiled code load the same set. */
 export const migrations = {
@@ -26,5 +27,6 @@ export const migrations = {
   "0011_sends": sends,
   "0012_international": international,
   "0013_enrolments": enrolments,
-  "0014_global_sends": globalSends
+  "0014_global_sends": globalSends,
+  "0015_console": console_
 }
