@@ -10,7 +10,7 @@ import { LedgerApi, SandboxLedgerApi } from "./ledger/Api.js"
 import { SandboxRailsApi } from "./rails/Api.js"
 import { SandboxApi, SandboxPartnersApi } from "./sandbox/Api.js"
 import { SandboxInspectApi } from "./sandbox/InspectApi.js"
-import { WebhooksApi } from "./webhooks/Api.js"
+import { SandboxWebhookChaosApi, WebhooksApi } from "./webhooks/Api.js"
 import { BankAccountsApi } from "./bankaccounts/Api.js"
 import { describeErrors } from "./http/ApiError.js"
 import { SandboxSendsApi, SendsApi } from "./sends/Api.js"
@@ -107,6 +107,7 @@ export class Api extends base
   .add(SandboxInternationalApi)
   .add(SandboxGlobalSendsApi)
   .add(SandboxConsoleApi)
+  .add(SandboxWebhookChaosApi)
   .prefix("/api/v1")
 {}
 

@@ -48,7 +48,7 @@ import { TradingHttp } from "./trading/Http.js"
 import * as Trading from "./trading/Trading.js"
 import { SandboxInspectHttp } from "./sandbox/InspectHttp.js"
 import * as PendingOperations from "./sandbox/Operations.js"
-import { WebhooksHttp } from "./webhooks/Http.js"
+import { SandboxWebhookChaosHttp, WebhooksHttp } from "./webhooks/Http.js"
 import * as WebhookDispatcher from "./webhooks/WebhookDispatcher.js"
 import * as Webhooks from "./webhooks/Webhooks.js"
 import * as WebhookSender from "./webhooks/WebhookSender.js"
@@ -130,7 +130,7 @@ export const makeOperatorLayer = (database: DatabaseLayer) => {
 const partnerGroups = Layer.mergeAll(HealthHttp, CustomersHttp, LedgerHttp, FundingHttp, KycHttp, WebhooksHttp, BankAccountsHttp, WithdrawalsHttp, TradingHttp, SendsHttp, InternationalHttp, GlobalSendHttp, ConsolePublicHttp, ConsoleHttp)
 
 /** Handlers of the sandbox control groups (sandbox mode only). */
-const sandboxGroups = Layer.mergeAll(SandboxHttp, SandboxPartnersHttp, SandboxKycHttp, SandboxLedgerHttp, SandboxInspectHttp, SandboxConsoleHttp, Simulators.controlsLayer)
+const sandboxGroups = Layer.mergeAll(SandboxHttp, SandboxPartnersHttp, SandboxKycHttp, SandboxLedgerHttp, SandboxInspectHttp, SandboxConsoleHttp, SandboxWebhookChaosHttp, Simulators.controlsLayer)
 
 /**
  * Idle keep-alive connections stay open 65 s: longer than clients' and load balancers' own idle time-outs, so the

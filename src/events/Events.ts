@@ -168,7 +168,10 @@ export const OutboxLayer = Layer.effect(
             RETURNING ${sql.literal(eventColumns)}
           ), delivery AS (
             INSERT INTO webhook_deliveries (event_id, partner_id, type, status, next_attempt_at, created_at)
-            SELECT event.id, c.partner_id, event.type, 'PENDING', event.created_at, event.created_at
+            SELECT event.id, c.partner_id, event.type, 'PENDING',
+                   -- Sandbox webhook chaos: a late and a reordered first attempt (0 s unless the partner set it).
+                   event.created_at + make_interval(secs => c.chaos_extra_delay_seconds + random() * c.chaos_reorder_window_seconds),
+                   event.created_at
             FROM event JOIN webhook_configs c ON c.partner_id = event.partner_id
             RETURNING event_id
           )

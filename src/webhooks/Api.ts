@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { ApiError, BadRequest, InvalidCursor } from "../http/ApiError.js"
-import { PartnerAuth } from "../http/Auth.js"
+import { PartnerAuth, SandboxAuth } from "../http/Auth.js"
 import { Envelope, PageEnvelope } from "../http/Envelope.js"
 import { PageParams } from "../http/PageParams.js"
 
@@ -141,4 +141,81 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   )
   .middleware(PartnerAuth)
   .prefix("/partner/v1")
+{}
+
+const chaosRange = (max: number) =>
+  Schema.Int.pipe(Schema.between(0, max, { message: () => `must be a whole number from 0 to ${max}` }))
+
+/** Sandbox webhook chaos settings (docs/sandbox.md "Webhook chaos"); an omitted field is 0 (off). */
+export const ChaosSettings = Schema.Struct({
+  /** Extra copies of every delivery, sent right after it (same body and id, freshly signed): 0 to 5. */
+  duplicates: chaosRange(5),
+  /** Each delivery's first attempt waits a random 0 to this many seconds more: deliveries arrive out of order. */
+  reorderWindowSeconds: chaosRange(3600),
+  /** Each delivery's first attempt waits this many seconds more (service clock): late deliveries. */
+  extraDelaySeconds: chaosRange(86400),
+  /** The first attempts of each delivery fail on purpose (nothing sent; retried on the schedule): 0 to 7. */
+  failFirstAttempts: chaosRange(7)
+})
+export type ChaosSettings = typeof ChaosSettings.Type
+
+export const SetChaosBody = Schema.Struct({
+  duplicates: Schema.optional(ChaosSettings.fields.duplicates),
+  reorderWindowSeconds: Schema.optional(ChaosSettings.fields.reorderWindowSeconds),
+  extraDelaySeconds: Schema.optional(ChaosSettings.fields.extraDelaySeconds),
+  failFirstAttempts: Schema.optional(ChaosSettings.fields.failFirstAttempts)
+})
+
+export const ChaosReportItem = Schema.Struct({
+  eventId: Schema.String,
+  type: Schema.String,
+  /** POSTs that reached the receiver's URL (the delivery's attempts and the duplicates). */
+  sent: Schema.Int,
+  /** Of those, the ones the receiver answered 2xx: more than 1 means the receiver took the event more than once. */
+  acknowledged: Schema.Int,
+  failedOnPurpose: Schema.Int,
+  /** The positions (1-based) of this event's acknowledgements in the order the receiver gave them all. */
+  acknowledgedAt: Schema.Array(Schema.Int),
+  firstSentAt: Schema.Date
+})
+
+export const ChaosReport = Schema.Struct({
+  settings: ChaosSettings,
+  /** One item per event delivered under chaos since the settings were last set, in the order first sent. */
+  events: Schema.Array(ChaosReportItem),
+  /** Event ids in the order the receiver acknowledged them (each acknowledgement once). */
+  acknowledgementOrder: Schema.Array(Schema.String)
+})
+
+export class SandboxWebhookChaosApi extends HttpApiGroup.make("sandboxWebhookChaos")
+  .add(
+    HttpApiEndpoint.get("getChaos", "/webhook/chaos")
+      .annotateContext(OpenApi.annotations({ summary: "Read webhook chaos (sandbox)", description: "The calling partner's chaos settings; all 0 is off." }))
+      .addSuccess(Envelope(ChaosSettings))
+  )
+  .add(
+    HttpApiEndpoint.put("setChaos", "/webhook/chaos")
+      .annotateContext(OpenApi.annotations({
+        summary: "Set webhook chaos (sandbox)",
+        description: "`{ duplicates?, reorderWindowSeconds?, extraDelaySeconds?, failFirstAttempts? }` (omitted: 0) makes the " +
+          "partner's deliveries arrive twice, out of order, late or failing first, never changing a body or an id; " +
+          "starts a new report. Needs a webhook URL (400 `WEBHOOK_URL_NOT_SET`). Not applied to `webhook.test`."
+      }))
+      .setPayload(SetChaosBody)
+      .addSuccess(Envelope(ChaosSettings))
+      .addError(BadRequest)
+      .addError(WebhookUrlNotSet)
+  )
+  .add(
+    HttpApiEndpoint.get("chaosReport", "/webhook/chaos/report")
+      .annotateContext(OpenApi.annotations({
+        summary: "Webhook chaos report (sandbox)",
+        description: "Per event delivered under chaos: POSTs sent, acknowledgements (2xx), attempts failed on purpose and " +
+          "the acknowledgements' positions in the order the receiver gave them; the evidence that a receiver " +
+          "dedupes on the event id and tolerates reordering."
+      }))
+      .addSuccess(Envelope(ChaosReport))
+  )
+  .middleware(SandboxAuth)
+  .prefix("/sandbox")
 {}

@@ -16,3 +16,19 @@ export const WebhooksHttp = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
       .handle("delivery", ({ path }) => Effect.flatMap(CurrentPartner, (partner) => webhooks.delivery(partner.id, path.id)))
       .handle("replay", ({ path }) => Effect.flatMap(CurrentPartner, (partner) => webhooks.replay(partner.id, path.id)))
   }))
+
+export const SandboxWebhookChaosHttp = HttpApiBuilder.group(Api, "sandboxWebhookChaos", (handlers) =>
+  Effect.gen(function*() {
+    const webhooks = yield* Webhooks
+    return handlers
+      .handle("getChaos", () => Effect.flatMap(CurrentPartner, (partner) => webhooks.chaos(partner.id)))
+      .handle("setChaos", ({ payload }) =>
+        Effect.flatMap(CurrentPartner, (partner) =>
+          webhooks.setChaos(partner.id, {
+            duplicates: payload.duplicates ?? 0,
+            reorderWindowSeconds: payload.reorderWindowSeconds ?? 0,
+            extraDelaySeconds: payload.extraDelaySeconds ?? 0,
+            failFirstAttempts: payload.failFirstAttempts ?? 0
+          })))
+      .handle("chaosReport", () => Effect.flatMap(CurrentPartner, (partner) => webhooks.chaosReport(partner.id)))
+  }))

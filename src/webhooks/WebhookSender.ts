@@ -205,12 +205,42 @@ export const layer = Layer.scoped(
           data: claimed.data
         })
         const secret = secretOf(claimed)
-        const answer = yield* post(claimed.url, body, {
+        const headersAt = (seconds: number) => ({
           "content-type": "application/json",
           "x-service-event-id": claimed.eventId,
-          "x-service-signature": signatureHeader(secret, timestamp, body),
+          "x-service-signature": signatureHeader(secret, seconds, body),
           "user-agent": "PartnerMoneyMovement-Webhooks/1"
         })
+        // The synchronous webhook.test of a URL or secret change is never disturbed: it answers the partner's PUT.
+        const test = claimed.type === "webhook.test"
+        const chaos = !test && (claimed.chaosDuplicates > 0 || claimed.chaosFailFirstAttempts > 0)
+        const log = (copy: number, result: Answer | undefined, at: Date) =>
+          repo.logChaos({
+            partnerId: claimed.partnerId,
+            eventId: claimed.eventId,
+            type: claimed.type,
+            copy,
+            attempt: claimed.attempts + 1,
+            failedOnPurpose: result === undefined,
+            responseStatus: result?._tag === "Answered" ? result.status : null,
+            error: result === undefined ? "failed on purpose (failFirstAttempts)" : result._tag === "Failed" ? result.error : null,
+            acknowledged: result?._tag === "Answered" && result.status >= 200 && result.status < 300,
+            at
+          }).pipe(Effect.ignore)
+        // Sandbox chaos: the first attempts fail on purpose (nothing is sent), the retry schedule applies as for any failure.
+        const failOnPurpose = !test && claimed.attempts < claimed.chaosFailFirstAttempts
+        const answer: Answer = failOnPurpose
+          ? { _tag: "Failed", error: `sandbox webhook chaos: attempt ${claimed.attempts + 1} of the first ${claimed.chaosFailFirstAttempts} fails on purpose (nothing was sent)` }
+          : yield* post(claimed.url, body, headersAt(timestamp))
+        if (chaos) yield* log(0, failOnPurpose ? undefined : answer, attemptedAt)
+        if (!failOnPurpose && !test) {
+          // Sandbox chaos: the same body and id again, freshly signed (only its timestamp changes), right after.
+          for (let copy = 1; copy <= claimed.chaosDuplicates; copy++) {
+            const at = yield* clock.now
+            const duplicate = yield* post(claimed.url, body, headersAt(Math.floor(at.getTime() / 1000)))
+            yield* log(copy, duplicate, at)
+          }
+        }
         const delivered = answer._tag === "Answered" && answer.status >= 200 && answer.status < 300
         const gone = answer._tag === "Answered" && answer.status === 410
         const round = claimed.attempts + 1 - claimed.scheduleBase

@@ -9,6 +9,8 @@ import type { Page } from "../http/Envelope.js"
 import { Cursors, paginate, type PageRequest } from "../http/Pagination.js"
 import { Ids, isUuid } from "../ids/Ids.js"
 import {
+  type ChaosReport,
+  type ChaosSettings,
   type DeliveryStatus,
   type WebhookConfig,
   type WebhookDelivery,
@@ -47,6 +49,10 @@ export class Webhooks extends Context.Tag("Webhooks")<Webhooks, {
   /** Sets the URL (the self-serve rules) and mints a secret, or seals the one supplied (the console's update-webhook). */
   readonly setUrl: (partnerId: string, url: string, suppliedSecret?: string) => Effect.Effect<WebhookSecretIssued, BadRequest>
   readonly rotateSecret: (partnerId: string) => Effect.Effect<WebhookSecretIssued, WebhookUrlNotSet>
+  /** Sandbox webhook chaos: the settings (all 0 without a webhook configuration), set, and the report. */
+  readonly chaos: (partnerId: string) => Effect.Effect<ChaosSettings>
+  readonly setChaos: (partnerId: string, settings: ChaosSettings) => Effect.Effect<ChaosSettings, WebhookUrlNotSet>
+  readonly chaosReport: (partnerId: string) => Effect.Effect<typeof ChaosReport.Type>
   readonly deliveries: (
     partnerId: string,
     query: PageRequest & { readonly status?: DeliveryStatus | undefined }
@@ -169,6 +175,46 @@ export const layer = Layer.effect(
         Effect.orDie
       )
 
-    return Webhooks.of({ get, setUrl, rotateSecret, deliveries, delivery, replay, due })
+    const noChaos: ChaosSettings = { duplicates: 0, reorderWindowSeconds: 0, extraDelaySeconds: 0, failFirstAttempts: 0 }
+
+    const chaos = (partnerId: string) =>
+      Effect.map(repo.chaosOf(partnerId), Option.getOrElse(() => noChaos)).pipe(Effect.orDie)
+
+    const setChaos = (partnerId: string, settings: ChaosSettings) =>
+      transaction(Effect.gen(function*() {
+        const current = yield* repo.lockConfig(partnerId)
+        if (Option.isNone(current)) {
+          return yield* new WebhookUrlNotSet({ message: "No webhook URL is set: PUT /partner/v1/webhook with a url first" })
+        }
+        yield* repo.setChaos(partnerId, settings)
+        return settings
+      })).pipe(
+        Effect.catchTag("SqlError", Effect.die),
+        Effect.provideService(SqlClient.SqlClient, sql),
+        Effect.provideService(EventBus, bus)
+      )
+
+    const chaosReport = (partnerId: string) =>
+      Effect.gen(function*() {
+        const settings = yield* chaos(partnerId)
+        const rows = yield* repo.chaosLog(partnerId).pipe(Effect.orDie)
+        const byEvent = new Map<string, { eventId: string; type: string; sent: number; acknowledged: number; failedOnPurpose: number; acknowledgedAt: Array<number>; firstSentAt: Date }>()
+        const order: Array<string> = []
+        for (const row of rows) {
+          const item = byEvent.get(row.eventId) ??
+            { eventId: row.eventId, type: row.type, sent: 0, acknowledged: 0, failedOnPurpose: 0, acknowledgedAt: [], firstSentAt: row.at }
+          byEvent.set(row.eventId, item)
+          if (row.failedOnPurpose) item.failedOnPurpose++
+          else item.sent++
+          if (row.acknowledged) {
+            item.acknowledged++
+            order.push(row.eventId)
+            item.acknowledgedAt.push(order.length)
+          }
+        }
+        return { settings, events: [...byEvent.values()], acknowledgementOrder: order }
+      })
+
+    return Webhooks.of({ get, setUrl, rotateSecret, deliveries, delivery, replay, due, chaos, setChaos, chaosReport })
   })
 )

@@ -48,9 +48,35 @@ export const ClaimedDelivery = Schema.Struct({
   scheduleBase: Schema.Int,
   url: Schema.String,
   secretCiphertext: Schema.Uint8ArrayFromSelf,
-  leaseToken: Schema.String
+  leaseToken: Schema.String,
+  /** Sandbox webhook chaos of the partner (0: none). */
+  chaosDuplicates: Schema.Int,
+  chaosFailFirstAttempts: Schema.Int
 })
 export type ClaimedDelivery = typeof ClaimedDelivery.Type
+
+/** A partner's webhook chaos settings (sandbox). */
+export const ChaosSettings = Schema.Struct({
+  duplicates: Schema.Int,
+  reorderWindowSeconds: Schema.Int,
+  extraDelaySeconds: Schema.Int,
+  failFirstAttempts: Schema.Int
+})
+export type ChaosSettings = typeof ChaosSettings.Type
+
+export const ChaosLogRow = Schema.Struct({
+  seq: Schema.BigInt,
+  eventId: Schema.String,
+  type: Schema.String,
+  copy: Schema.Int,
+  attempt: Schema.Int,
+  failedOnPurpose: Schema.Boolean,
+  responseStatus: Schema.NullOr(Schema.Int),
+  error: Schema.NullOr(Schema.String),
+  acknowledged: Schema.Boolean,
+  at: Schema.DateFromSelf
+})
+export type ChaosLogRow = typeof ChaosLogRow.Type
 
 /** A claimed delivery and how many due rows its claim looked at (`claimWindow` of them: there may be more). */
 export const ClaimedRow = Schema.Struct({ ...ClaimedDelivery.fields, scanned: Schema.Int })
@@ -93,8 +119,25 @@ export const make = Effect.gen(function*() {
       ? sql`0`
       : sql`coalesce((${JSON.stringify(busy)}::jsonb ->> partner_id::text)::integer, 0)`
   const claimedColumns = sql.unsafe(`d.event_id, d.partner_id, d.type, e.data, e.created_at AS event_created_at,
-    d.attempts, d.schedule_base, c.url, c.secret_ciphertext, d.lease_token`)
+    d.attempts, d.schedule_base, c.url, c.secret_ciphertext, d.lease_token, c.chaos_duplicates, c.chaos_fail_first_attempts`)
 
+  const chaosOf = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: ChaosSettings,
+    execute: (partnerId) =>
+      sql`
+        SELECT chaos_duplicates AS duplicates, chaos_reorder_window_seconds AS reorder_window_seconds,
+               chaos_extra_delay_seconds AS extra_delay_seconds, chaos_fail_first_attempts AS fail_first_attempts
+        FROM webhook_configs WHERE partner_id = ${partnerId}`
+  })
+  const chaosLog = SqlSchema.findAll({
+    Request: Schema.String,
+    Result: ChaosLogRow,
+    execute: (partnerId) =>
+      sql`
+        SELECT seq, event_id, type, copy, attempt, failed_on_purpose, response_status, error, acknowledged, at
+        FROM webhook_chaos_log WHERE partner_id = ${partnerId} ORDER BY seq LIMIT 10000`
+  })
   const findConfig = SqlSchema.findOne({
     Request: Schema.String,
     Result: ConfigRow,
@@ -295,6 +338,25 @@ export const make = Effect.gen(function*() {
         UPDATE webhook_deliveries SET lease_until = NULL, lease_token = NULL
         WHERE event_id IN ${sql.in(eventIds)} AND lease_token = ${leaseToken}`.pipe(Effect.asVoid),
 
+    /** The partner's chaos settings; none without a webhook configuration. */
+    chaosOf: (partnerId: string) => orDieOnRow(chaosOf(partnerId)),
+    /** Sets the partner's chaos settings (it has a webhook configuration) and starts a new report. */
+    setChaos: (partnerId: string, settings: ChaosSettings) =>
+      Effect.zipRight(
+        sql`
+          UPDATE webhook_configs SET chaos_duplicates = ${settings.duplicates},
+            chaos_reorder_window_seconds = ${settings.reorderWindowSeconds},
+            chaos_extra_delay_seconds = ${settings.extraDelaySeconds}, chaos_fail_first_attempts = ${settings.failFirstAttempts}
+          WHERE partner_id = ${partnerId}`,
+        sql`DELETE FROM webhook_chaos_log WHERE partner_id = ${partnerId}`
+      ),
+    /** Records one chaos observation (a POST, a duplicate, or an attempt failed on purpose). */
+    logChaos: (row: Omit<ChaosLogRow, "seq"> & { readonly partnerId: string }) =>
+      sql`
+        INSERT INTO webhook_chaos_log (partner_id, event_id, type, copy, attempt, failed_on_purpose, response_status, error, acknowledged, at)
+        VALUES (${row.partnerId}, ${row.eventId}, ${row.type}, ${row.copy}, ${row.attempt}, ${row.failedOnPurpose},
+                ${row.responseStatus}, ${row.error}, ${row.acknowledged}, ${row.at})`,
+    chaosLog: (partnerId: string) => orDieOnRow(chaosLog(partnerId)),
     /** `recordAttempt` for many deliveries in one statement; answers the event ids whose result was recorded. */
     recordAttempts: (records: ReadonlyArray<AttemptRecord>) =>
       records.length === 0 ? Effect.succeed(new Set<string>()) : recordAttempts(records),

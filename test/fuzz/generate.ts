@@ -171,7 +171,7 @@ const fiatAmountOps = new Set([
 ])
 const cryptoAmountOps = new Set(["sandboxFunding.deposit", "trading.sellQuote", "sends.quote", "sends.send"])
 /** Controls that would lock partner A out or change its rails: sent with the scratch partner's key. */
-const scratchOps = new Set(["sandbox.setKyb", "sandboxRails.set"])
+const scratchOps = new Set(["sandbox.setKyb", "sandboxRails.set", "sandboxWebhookChaos.setChaos"])
 
 const isUuid = (s: string) => /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/.test(s)
 

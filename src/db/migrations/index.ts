@@ -12,6 +12,7 @@ import international from "./0012_international.js"
 import enrolments from "./0013_enrolments.js"
 import globalSends from "./0014_global_sends.js"
 import console_ from "./0015_console.js"
+import webhookChaos from "./0016_webhook_chaos.js"
 
 /** Every migration, in order; statically imported so that tsx, vitest and compiled code load the same set. */
 export const migrations = {
@@ -28,5 +29,6 @@ export const migrations = {
   "0012_international": international,
   "0013_enrolments": enrolments,
   "0014_global_sends": globalSends,
-  "0015_console": console_
+  "0015_console": console_,
+  "0016_webhook_chaos": webhookChaos
 }
