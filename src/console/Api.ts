@@ -226,11 +226,13 @@ export class ConsoleApi extends HttpApiGroup.make("console")
       .annotateContext(OpenApi.annotations({
         summary: "Set the webhook URL (console)",
         description: "`{ url, secret? }`: the same URL rules as `PUT /partner/v1/webhook`; a supplied `secret` is " +
-          "encrypted at rest like a minted one (omitted: one is minted and returned). Sends `webhook.test`."
+          "encrypted at rest like a minted one (omitted: one is minted and returned). Sends `webhook.test`. Only once " +
+          "KYB is approved (before: 403 `PARTNER_NOT_APPROVED`)."
       }))
       .setPayload(UpdateWebhookBody)
       .addSuccess(Envelope(WebhookSecretIssued))
       .addError(BadRequest)
+      .addError(PartnerNotApproved)
   )
   .middleware(ConsoleAuth)
   .prefix("/partner")

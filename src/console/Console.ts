@@ -111,9 +111,18 @@ const makeRepo = Effect.gen(function*() {
     sessionByRefresh: (hash: Uint8Array) => orDieOnRow(sessionByRefresh(hash)),
     failure: (email: string) => orDieOnRow(failure(email)),
     partner: (id: string) => orDieOnRow(partner(id)),
+    /** Inserts the user; false when the email is taken (a concurrent sign-up won: the caller rolls back). */
     insertUser: (row: UserRow) =>
-      sql`INSERT INTO console_users (id, partner_id, email, password_hash, created_at)
-          VALUES (${row.id}, ${row.partnerId}, ${row.email}, ${row.passwordHash}, ${row.createdAt})`,
+      Effect.map(
+        sql<{ id: string }>`INSERT INTO console_users (id, partner_id, email, password_hash, created_at)
+          VALUES (${row.id}, ${row.partnerId}, ${row.email}, ${row.passwordHash}, ${row.createdAt})
+          ON CONFLICT (email) DO NOTHING RETURNING id`,
+        (rows) => rows.length === 1
+      ),
+    /** Makes sure the email has a failures row to lock (sign-ins of one email take turns on it). */
+    ensureFailureRow: (email: string, at: Date) =>
+      sql`INSERT INTO console_sign_in_failures (email, failures, first_failure_at, locked_until)
+          VALUES (${email}, 0, ${at}, NULL) ON CONFLICT (email) DO NOTHING`,
     insertSession: (row: { id: string; userId: string; partnerId: string; refreshHash: Buffer; createdAt: Date; refreshExpiresAt: Date }) =>
       sql`INSERT INTO console_sessions (id, user_id, partner_id, refresh_hash, created_at, refresh_expires_at)
           VALUES (${row.id}, ${row.userId}, ${row.partnerId}, ${row.refreshHash}, ${row.createdAt}, ${row.refreshExpiresAt})`,
@@ -200,7 +209,7 @@ export class Console extends Context.Tag("Console")<Console, {
   readonly decideKyb: (partnerId: string, decision: KybDecisionBody) => Effect.Effect<void, KybNotUnderReview | BadRequest>
   readonly listKeys: (session: ConsoleSession) => Effect.Effect<ReadonlyArray<ReturnType<typeof toKeyView>>>
   readonly rotateKey: (session: ConsoleSession) => Effect.Effect<{ readonly apiKey: string; readonly key: ReturnType<typeof toKeyView> }, PartnerNotApproved>
-  readonly updateWebhook: (session: ConsoleSession, url: string, secret: string | undefined) => Effect.Effect<WebhookSecretIssued, BadRequest>
+  readonly updateWebhook: (session: ConsoleSession, url: string, secret: string | undefined) => Effect.Effect<WebhookSecretIssued, BadRequest | PartnerNotApproved>
 }>() {}
 
 export const layer = Layer.effect(
@@ -274,41 +283,51 @@ export const layer = Layer.effect(
           }
           const partner = yield* partners.createWithoutKey(input.companyName)
           const user = { id: yield* ids.uuid, partnerId: partner.id, email, passwordHash, createdAt: yield* clock.now }
-          yield* repo.insertUser(user)
+          if (!(yield* repo.insertUser(user))) {
+            return yield* new EmailTaken({ message: "email: a partner console account with this email exists; sign in instead" })
+          }
           const session = yield* openSession(user)
           return { session, console: yield* viewOf(partner.id, user.id) }
         }))
       }).pipe(Effect.withSpan("Console.signUp"))
 
+    const tooMany = (lockedUntil: Date, now: Date) => {
+      const retryAfterSeconds = Math.ceil((lockedUntil.getTime() - now.getTime()) / 1000)
+      return new TooManySignInAttempts({
+        message: `Too many failed sign-ins for this email: try again in ${retryAfterSeconds} seconds`,
+        details: { retryAfterSeconds }
+      })
+    }
+
+    /**
+     * One transaction per sign-in with the email's failures row locked: sign-ins of one email take turns, so
+     * concurrent guesses cannot get past the lockout (at most `lockout.failures` passwords are checked per window).
+     */
     const signIn = (input: { readonly email: string; readonly password: string }) =>
       Effect.gen(function*() {
         const email = normalise(input.email)
-        const now = yield* clock.now
-        const locked = Option.getOrUndefined(yield* repo.failure(email).pipe(Effect.orDie))
-        if (locked?.lockedUntil !== null && locked?.lockedUntil !== undefined && locked.lockedUntil > now) {
-          const retryAfterSeconds = Math.ceil((locked.lockedUntil.getTime() - now.getTime()) / 1000)
-          return yield* new TooManySignInAttempts({
-            message: `Too many failed sign-ins for this email: try again in ${retryAfterSeconds} seconds`,
-            details: { retryAfterSeconds }
-          })
-        }
-        const user = Option.getOrUndefined(yield* repo.userByEmail(email).pipe(Effect.orDie))
-        // The same work for an unknown email as for a wrong password: no enumeration by answer or by time.
-        const matches = yield* Passwords.verify(input.password, user?.passwordHash ?? (yield* decoy))
-        if (user === undefined || !matches) {
-          yield* inTransaction(Effect.gen(function*() {
-            const current = Option.getOrUndefined(yield* repo.failure(email))
-            const fresh = current === undefined || now.getTime() - current.firstFailureAt.getTime() > lockout.windowSeconds * 1000
+        const decoyHash = yield* decoy
+        return yield* inTransaction(Effect.gen(function*() {
+          const now = yield* clock.now
+          yield* repo.ensureFailureRow(email, now)
+          const current = Option.getOrThrow(yield* repo.failure(email))
+          if (current.lockedUntil !== null && current.lockedUntil > now) return yield* tooMany(current.lockedUntil, now)
+          const user = Option.getOrUndefined(yield* repo.userByEmail(email))
+          // The same work for an unknown email as for a wrong password: no enumeration by answer or by time.
+          const matches = yield* Passwords.verify(input.password, user?.passwordHash ?? decoyHash)
+          if (user === undefined || !matches) {
+            const fresh = current.failures === 0 || now.getTime() - current.firstFailureAt.getTime() > lockout.windowSeconds * 1000
             const failures = fresh ? 1 : current.failures + 1
             const lockedUntil = failures >= lockout.failures ? new Date(now.getTime() + lockout.lockSeconds * 1000) : null
             yield* repo.recordFailure(email, lockedUntil === null ? failures : 0, fresh ? now : current.firstFailureAt, lockedUntil)
-          }))
-          return yield* invalidCredentials()
-        }
-        return yield* inTransaction(Effect.gen(function*() {
+            return { _tag: "wrong" as const }
+          }
           yield* repo.clearFailures(email)
-          return yield* openSession(user)
-        }))
+          return { _tag: "ok" as const, session: yield* openSession(user) }
+        })).pipe(
+          // The failure is committed, then refused (a failed transaction would roll the count back).
+          Effect.flatMap((result) => (result._tag === "ok" ? Effect.succeed(result.session) : Effect.fail(invalidCredentials())))
+        )
       }).pipe(Effect.withSpan("Console.signIn"))
 
     const refresh = (refreshToken: string) =>
@@ -387,8 +406,14 @@ export const layer = Layer.effect(
         return { apiKey: issued.apiKey, key: toKeyView(issued.key) }
       })
 
+    /** Only an approved partner has webhooks to receive: before, the service POSTs nothing anywhere for it. */
     const updateWebhook = (session: ConsoleSession, url: string, secret: string | undefined) =>
-      webhooks.setUrl(session.partnerId, url, secret)
+      Effect.gen(function*() {
+        const partner = Option.getOrUndefined(yield* partners.find(session.partnerId))
+        if (partner === undefined) return yield* Effect.dieMessage(`console: partner ${session.partnerId} vanished`)
+        yield* partners.requireApproved(partner)
+        return yield* webhooks.setUrl(session.partnerId, url, secret)
+      })
 
     return Console.of({ signUp, signIn, refresh, authenticate, signOut, view, setCompany, submitKyb, decideKyb, listKeys, rotateKey, updateWebhook })
   })

@@ -78,13 +78,15 @@ export const layer = Layer.effect(
 
     const storeKey = (partnerId: string, apiKey: string) =>
       Effect.gen(function*() {
+        const id = yield* ids.uuid
         yield* repo.insertKey({
-          id: yield* ids.uuid,
+          id,
           partnerId,
           keyHash: sha256(apiKey),
           keyPrefix: apiKey.slice(0, keyPrefix.length + 4),
           createdAt: yield* clock.now
         })
+        return id
       })
 
     const insertPartner = (input: { name: string; kybStatus: KybStatus; isDemo: boolean }, apiKey: string) =>
@@ -200,14 +202,17 @@ export const layer = Layer.effect(
 
     const rotateKey = (partnerId: string) =>
       inTransaction(Effect.gen(function*() {
+        // Rotations of one partner take turns (the partner row locked): each revokes every key the previous made.
+        yield* sql`SELECT id FROM partners WHERE id = ${partnerId} FOR UPDATE`
         const now = yield* clock.now
         yield* repo.revokeKeys(partnerId, now)
         const apiKey = keyPrefix + base62(yield* ids.bytes(32))
-        yield* storeKey(partnerId, apiKey)
+        const id = yield* storeKey(partnerId, apiKey)
         // The old keys stop at once: every process drops its cached lookups of this partner's keys.
         yield* caches.announce(cacheTopic, partnerId)
-        const [key] = yield* repo.listKeys(partnerId)
-        return { apiKey, key: key! }
+        const key = (yield* repo.listKeys(partnerId)).find((row) => row.id === id)
+        if (key === undefined) return yield* Effect.dieMessage(`partners: key ${id} vanished`)
+        return { apiKey, key }
       }))
 
     const listKeys = (partnerId: string) => repo.listKeys(partnerId).pipe(Effect.orDie)

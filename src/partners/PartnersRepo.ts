@@ -85,10 +85,12 @@ export const make = Effect.gen(function*() {
     execute: (partnerId) =>
       sql`
         SELECT id, key_prefix, created_at, last_used_at, revoked_at FROM api_keys
-        WHERE partner_id = ${partnerId} ORDER BY created_at DESC, id DESC`
+        WHERE partner_id = ${partnerId}
+        -- Newest first; the active key leads even when it was made in the same instant as the keys it revoked.
+        ORDER BY (revoked_at IS NULL) DESC, created_at DESC, revoked_at DESC NULLS FIRST, id DESC`
   })
   return {
-    /** Every key of the partner, newest first, revoked ones included. */
+    /** Every key of the partner, the active one first, then newest first; revoked ones included. */
     listKeys: (partnerId: string) => orDieOnRow(listKeys(partnerId)),
     /** Revokes every active key of the partner (a rotation's first step). */
     revokeKeys: (partnerId: string, at: Date) =>
