@@ -31,3 +31,17 @@ export const openSecret = (key: Buffer, sealed: Uint8Array, partnerId: string): 
 }
 
 export const secretIvBytes = ivBytes
+
+/** A delivery's body: the event's envelope serialised once, in this key order (what is signed and sent). */
+export const deliveryBody = (event: { readonly id: string; readonly type: string; readonly createdAt: string; readonly data: unknown }): string =>
+  JSON.stringify({ id: event.id, type: event.type, createdAt: event.createdAt, data: event.data })
+
+/** The deliveries' User-Agent. */
+export const deliveryUserAgent = "PartnerMoneyMovement-Webhooks/1"
+
+/** A delivery's headers besides Content-Type and Content-Length: the event id, the signature at `t`, the User-Agent. */
+export const deliveryHeaders = (secret: string, timestampSeconds: number, eventId: string, body: string): Record<string, string> => ({
+  "x-service-event-id": eventId,
+  "x-service-signature": signatureHeader(secret, timestampSeconds, body),
+  "user-agent": deliveryUserAgent
+})

@@ -8,7 +8,7 @@ import { AppConfig } from "../config/AppConfig.js"
 import { Keys } from "../crypto/Keys.js"
 import type { TestResult } from "./Api.js"
 import { delayAfterFailure } from "./RetrySchedule.js"
-import { openSecret, signatureHeader } from "./Signing.js"
+import { deliveryBody, deliveryHeaders, openSecret } from "./Signing.js"
 import { checkWebhookUrl, hostOf, publicOnlyLookup, refuseNonPublic } from "./UrlRules.js"
 import * as WebhooksRepo from "./WebhooksRepo.js"
 
@@ -198,19 +198,9 @@ export const layer = Layer.scoped(
       Effect.gen(function*() {
         const attemptedAt = yield* clock.now
         const timestamp = Math.floor(attemptedAt.getTime() / 1000)
-        const body = JSON.stringify({
-          id: claimed.eventId,
-          type: claimed.type,
-          createdAt: claimed.eventCreatedAt.toISOString(),
-          data: claimed.data
-        })
+        const body = deliveryBody({ id: claimed.eventId, type: claimed.type, createdAt: claimed.eventCreatedAt.toISOString(), data: claimed.data })
         const secret = secretOf(claimed)
-        const headersAt = (seconds: number) => ({
-          "content-type": "application/json",
-          "x-service-event-id": claimed.eventId,
-          "x-service-signature": signatureHeader(secret, seconds, body),
-          "user-agent": "PartnerMoneyMovement-Webhooks/1"
-        })
+        const headersAt = (seconds: number) => ({ "content-type": "application/json", ...deliveryHeaders(secret, seconds, claimed.eventId, body) })
         // The synchronous webhook.test of a URL or secret change is never disturbed: it answers the partner's PUT.
         const test = claimed.type === "webhook.test"
         const chaos = !test && (claimed.chaosDuplicates > 0 || claimed.chaosFailFirstAttempts > 0)

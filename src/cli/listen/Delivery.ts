@@ -1,0 +1,84 @@
+import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { Duration, Effect, Stream } from "effect"
+import * as Crypto from "node:crypto"
+import { deliveryBody, deliveryHeaders, formatSecret } from "../../webhooks/Signing.js"
+
+/**
+ * A webhook delivery as the service's sender makes it (src/webhooks/WebhookSender.ts `send`): the envelope
+ * `{ id, type, createdAt, data }` serialised once, in that key order, `Content-Type: application/json`,
+ * `X-Service-Event-Id`, `X-Service-Signature` from `Signing.signatureHeader` over `<t>.<body>`, the sender's
+ * User-Agent, a 10 s time-out (the default `WEBHOOK_TIMEOUT_MS`), no redirects followed.
+ */
+
+/** What the sender signs and sends: the event's envelope (the stream's `customerId` is not part of it). */
+export interface Envelope {
+  readonly id: string
+  readonly type: string
+  readonly createdAt: string
+  readonly data: Readonly<Record<string, unknown>>
+}
+
+/** The body bytes, User-Agent and headers of a delivery: the sender's own builders (src/webhooks/Signing.ts). */
+export { deliveryBody, deliveryHeaders, deliveryUserAgent as userAgent } from "../../webhooks/Signing.js"
+
+/** A fresh signing secret in the service's format (`whsec_` + 32 random bytes, base64url): `Signing.formatSecret`. */
+export const newSecret = (): string => formatSecret(Crypto.randomBytes(32))
+
+/** The sender's answer time-out: the service's default `WEBHOOK_TIMEOUT_MS`. */
+export const timeoutMs = 10_000
+
+/** How much of an answer body is read (and thrown away), as the sender does. */
+const answerBodyBytesMax = 64 * 1024
+
+export type Answer =
+  | { readonly _tag: "Answered"; readonly status: number; readonly ms: number }
+  | { readonly _tag: "Failed"; readonly error: string; readonly ms: number }
+
+/** The innermost `code` (ECONNREFUSED, ...) or message of a transport failure, worded as the sender words it. */
+const describeTransportError = (cause: unknown, depth = 0): string => {
+  const error = cause as { code?: unknown; message?: unknown; cause?: unknown } | undefined
+  if (typeof error?.code === "string") return `connection failed: ${error.code}`
+  if (error?.cause !== undefined && error.cause !== cause && depth < 5) return describeTransportError(error.cause, depth + 1)
+  return `connection failed: ${typeof error?.message === "string" && error.message !== "" ? error.message : "unknown error"}`
+}
+
+/**
+ * POSTs one delivery: `body` unchanged, signed at `timestampSeconds`. The answer's status once (at most 64 KiB of)
+ * its body is read, or why there is none; the time-out covers the connection, the request and the answer.
+ */
+export const post = (url: string, event: Envelope, secret: string, timestampSeconds: number) =>
+  Effect.gen(function*() {
+    // No trace headers: a real delivery has none.
+    const client = (yield* HttpClient.HttpClient).pipe(HttpClient.withTracerPropagation(false))
+    const body = deliveryBody(event)
+    const request = HttpClientRequest.post(url).pipe(
+      HttpClientRequest.setHeaders(deliveryHeaders(secret, timestampSeconds, event.id, body)),
+      HttpClientRequest.bodyText(body, "application/json")
+    )
+    const started = performance.now()
+    const elapsed = () => Math.round(performance.now() - started)
+    return yield* client.execute(request).pipe(
+      Effect.tap((response) =>
+        response.stream.pipe(
+          Stream.scan(0, (read, chunk) => read + chunk.length),
+          Stream.takeUntil((read) => read >= answerBodyBytesMax),
+          Stream.runDrain,
+          // The status arrived; a body cut short does not change it.
+          Effect.ignore
+        )),
+      Effect.map((response): Answer => ({ _tag: "Answered", status: response.status, ms: elapsed() })),
+      Effect.scoped,
+      Effect.timeoutTo({
+        duration: Duration.millis(timeoutMs),
+        onSuccess: (answer): Answer => answer,
+        onTimeout: (): Answer => ({ _tag: "Failed", error: `timed out after ${timeoutMs} ms`, ms: elapsed() })
+      }),
+      Effect.catchAll((error) =>
+        Effect.succeed<Answer>({
+          _tag: "Failed",
+          error: error._tag === "RequestError" ? describeTransportError(error.cause) : error.message,
+          ms: elapsed()
+        })
+      )
+    )
+  })
