@@ -175,6 +175,24 @@ export const layer = Layer.effect(
         return checked.right.beneficiary
       })
 
+    /** The fields every new global send starts with, whatever its corridor. */
+    const common = (customer: CustomerRow, corridor: Corridor, body: GlobalSendBody, reference: string, id: string) =>
+      Effect.map(clock.now, (now) => ({
+        id,
+        partnerId: customer.partnerId,
+        customerId: customer.id,
+        reference,
+        corridor: corridor.corridor,
+        destinationCountry: corridor.country,
+        destinationCurrency: corridor.currency,
+        status: "PROCESSING" as const,
+        purpose: body.purpose,
+        purposeNote: body.purposeNote ?? null,
+        failureReason: null,
+        createdAt: now,
+        updatedAt: now
+      }))
+
     const record = (customer: CustomerRow, draft: GlobalSendsRepo.NewGlobalSendRow, type: "global_send.initiated") =>
       outbox.record({ partnerId: customer.partnerId, customerId: customer.id, type, data: eventData(toGlobalSend(draft)) })
 
@@ -219,16 +237,8 @@ export const layer = Layer.effect(
         const local = Option.isSome(prices)
         const fundingCurrency: Asset = local ? fiat : "USDT"
         const fundingAmount = Option.match(prices, { onNone: () => split.amount, onSome: (rate) => usdtToFiat(split.amount, fiat, rate, "up") })
-        const now = yield* clock.now
         const draft: GlobalSendsRepo.NewGlobalSendRow = {
-          id,
-          partnerId: customer.partnerId,
-          customerId: customer.id,
-          reference,
-          corridor: corridor.corridor,
-          destinationCountry: corridor.country,
-          destinationCurrency: corridor.currency,
-          status: "PROCESSING",
+          ...(yield* common(customer, corridor, body, reference, id)),
           asset: "USDT",
           amount: split.amount,
           transferFee: split.transferFee,
@@ -238,14 +248,9 @@ export const layer = Layer.effect(
           fundingCurrency,
           fundingAmount,
           rate: Option.match(prices, { onNone: () => null, onSome: (rate) => BigDecimal.format(BigDecimal.normalize(rate)) }),
-          purpose: body.purpose,
-          purposeNote: body.purposeNote ?? null,
           beneficiary,
-          failureReason: null,
           reservationId: null,
-          withdrawalId: null,
-          createdAt: now,
-          updatedAt: now
+          withdrawalId: null
         }
         const event = yield* record(customer, draft, "global_send.initiated")
         const reservation = yield* ledger.reserve({
@@ -328,16 +333,8 @@ export const layer = Layer.effect(
               details: { minimumAmount: error.details.minimumAmount, asset: error.details.currency }
             }))
         )
-        const now = yield* clock.now
         const draft: GlobalSendsRepo.NewGlobalSendRow = {
-          id,
-          partnerId: customer.partnerId,
-          customerId: customer.id,
-          reference,
-          corridor: corridor.corridor,
-          destinationCountry: corridor.country,
-          destinationCurrency: corridor.currency,
-          status: "PROCESSING",
+          ...(yield* common(customer, corridor, body, reference, id)),
           asset: withdrawal.currency,
           amount: withdrawal.totalDebited,
           transferFee: 0n,
@@ -347,14 +344,9 @@ export const layer = Layer.effect(
           fundingCurrency: withdrawal.currency,
           fundingAmount: withdrawal.totalDebited,
           rate: null,
-          purpose: body.purpose,
-          purposeNote: body.purposeNote ?? null,
           beneficiary: { ...beneficiary, accountName: account.accountName },
-          failureReason: null,
           reservationId: null,
-          withdrawalId: withdrawal.id,
-          createdAt: now,
-          updatedAt: now
+          withdrawalId: withdrawal.id
         }
         yield* record(customer, draft, "global_send.initiated")
         return toGlobalSend(yield* repo.insert(draft))
