@@ -300,21 +300,28 @@ export const layer = Layer.effect(
     }
 
     /**
-     * One transaction per sign-in with the email's failures row locked: sign-ins of one email take turns, so
-     * concurrent guesses cannot get past the lockout (at most `lockout.failures` passwords are checked per window).
+     * The password is checked outside any transaction (scrypt takes tens of milliseconds, and on the embedded
+     * database a transaction holds the only connection); the outcome is then recorded in a transaction with the
+     * email's failures row locked, and decided there: sign-ins of one email take turns at that point, so once the
+     * lockout's count is reached every later answer is 429 — a right password included — and concurrent guesses
+     * learn nothing past the first `lockout.failures` (at most that many 401s or one session per window).
      */
     const signIn = (input: { readonly email: string; readonly password: string }) =>
       Effect.gen(function*() {
         const email = normalise(input.email)
-        const decoyHash = yield* decoy
-        return yield* inTransaction(Effect.gen(function*() {
+        const before = Option.getOrUndefined(yield* repo.failure(email).pipe(Effect.orDie))
+        const started = yield* clock.now
+        if (before?.lockedUntil !== null && before?.lockedUntil !== undefined && before.lockedUntil > started) {
+          return yield* tooMany(before.lockedUntil, started)
+        }
+        const user = Option.getOrUndefined(yield* repo.userByEmail(email).pipe(Effect.orDie))
+        // The same work for an unknown email as for a wrong password: no enumeration by answer or by time.
+        const matches = yield* Passwords.verify(input.password, user?.passwordHash ?? (yield* decoy))
+        const outcome = yield* inTransaction(Effect.gen(function*() {
           const now = yield* clock.now
           yield* repo.ensureFailureRow(email, now)
           const current = Option.getOrThrow(yield* repo.failure(email))
-          if (current.lockedUntil !== null && current.lockedUntil > now) return yield* tooMany(current.lockedUntil, now)
-          const user = Option.getOrUndefined(yield* repo.userByEmail(email))
-          // The same work for an unknown email as for a wrong password: no enumeration by answer or by time.
-          const matches = yield* Passwords.verify(input.password, user?.passwordHash ?? decoyHash)
+          if (current.lockedUntil !== null && current.lockedUntil > now) return { _tag: "locked" as const, until: current.lockedUntil, now }
           if (user === undefined || !matches) {
             const fresh = current.failures === 0 || now.getTime() - current.firstFailureAt.getTime() > lockout.windowSeconds * 1000
             const failures = fresh ? 1 : current.failures + 1
@@ -324,10 +331,16 @@ export const layer = Layer.effect(
           }
           yield* repo.clearFailures(email)
           return { _tag: "ok" as const, session: yield* openSession(user) }
-        })).pipe(
-          // The failure is committed, then refused (a failed transaction would roll the count back).
-          Effect.flatMap((result) => (result._tag === "ok" ? Effect.succeed(result.session) : Effect.fail(invalidCredentials())))
-        )
+        }))
+        // A failure is committed, then refused (a failed transaction would roll the count back).
+        switch (outcome._tag) {
+          case "ok":
+            return outcome.session
+          case "locked":
+            return yield* tooMany(outcome.until, outcome.now)
+          case "wrong":
+            return yield* invalidCredentials()
+        }
       }).pipe(Effect.withSpan("Console.signIn"))
 
     const refresh = (refreshToken: string) =>
