@@ -490,6 +490,8 @@ export const layer = Layer.effect(
     /** A domestic send follows its withdrawal: completed, failed, or returned by the bank (after completion too). */
     yield* withdrawals.onSettled((withdrawal: WithdrawalRow, move: BankOutcome) =>
       Effect.gen(function*() {
+        // Only a one-off account's payout (no saved account) can be a domestic send's: no query for the others.
+        if (withdrawal.bankAccountId !== null) return
         const found = yield* repo.byWithdrawal(withdrawal.id).pipe(Effect.orDie)
         if (Option.isNone(found)) return
         const row = found.value
