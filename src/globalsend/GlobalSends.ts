@@ -13,6 +13,7 @@ import { Enrolments } from "../international/Enrolments.js"
 import { KycDocumentNotFound } from "../kyc/Api.js"
 import { checkDocumentUrl, notThisCustomersDocument } from "../kyc/DocumentFields.js"
 import { Documents } from "../kyc/Documents.js"
+import { nameWords } from "../kyc/KycRules.js"
 import { CustomerActors } from "../ledger/CustomerActors.js"
 import type { CustomerBusy, InsufficientBalance, ReferenceInUse } from "../ledger/Errors.js"
 import { Idempotency } from "../ledger/Idempotency.js"
@@ -125,10 +126,6 @@ export class GlobalSends extends Context.Tag("GlobalSends")<GlobalSends, {
   /** The partner's cross-border sends awaiting the payout partner, newest first. */
   readonly processing: (query: CreatedPageQuery) => Effect.Effect<ReadonlyArray<GlobalSendsRepo.GlobalSendRow>>
 }>() {}
-
-/** A person's name as a set of words: case, accents, punctuation, spacing and order aside. */
-const nameWords = (name: string) =>
-  name.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase().split(/[^a-z0-9]+/).filter((word) => word.length > 0).sort().join(" ")
 
 const invalid = (violation: { readonly field: string; readonly message: string }) =>
   new InvalidBeneficiary({ message: `${violation.field}: ${violation.message}` })

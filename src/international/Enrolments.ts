@@ -273,7 +273,7 @@ export const layer = Layer.effect(
             }
 
             const customerType: CustomerType = submission.customerType
-            const payer = (yield* partnerPays(customer.partnerId)) ? "PARTNER" as const : "CUSTOMER" as const
+            const payer = before.partnerPays ? "PARTNER" as const : "CUSTOMER" as const
             const charged = sends.filter((plan) => plan.first)
             const feeUsdt = (group: DestinationGroup) => parseDecimalString("USDT", feeOf(group, customerType).amount)
             const funding = payer === "CUSTOMER"

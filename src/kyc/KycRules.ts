@@ -7,6 +7,10 @@ export type NameMatch = "MATCH" | "PARTIAL" | "NONE"
 
 const normalise = (name: string) => name.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").trim().toLowerCase().replace(/\s+/g, " ")
 
+/** A name as a set of words: case, accents, punctuation, spacing and order aside (a payee name against the bank's). */
+export const nameWords = (name: string) =>
+  normalise(name).split(/[^a-z0-9]+/).filter((word) => word.length > 0).sort().join(" ")
+
 /** First and last names both equal (case, accents and spacing ignored) is a match; one of them is partial. */
 export const compareNames = (profile: PersonName, registry: PersonName): NameMatch => {
   const first = normalise(profile.firstName) === normalise(registry.firstName)

@@ -1,7 +1,5 @@
-import { Config, Effect, Option } from "effect"
-import * as NodeFs from "node:fs"
 import { parseArgs } from "node:util"
-import { demoApiKey, fromMaster, parseKey, sandboxKeyPath } from "../crypto/Keys.js"
+import { defaultApiKeyOrProblem, defaultUrl, readSandboxEnvironment, type SandboxEnvironment } from "../cli/Defaults.js"
 import { type Backend, BackendError, followEvents, httpBackend, normaliseBaseUrl } from "./Backend.js"
 
 /**
@@ -23,39 +21,10 @@ const fail = (message: string): never => {
   process.exit(1)
 }
 
-/** A setting that is absent or empty reads as none. */
-const setting = (name: string) => Config.string(name).pipe(Config.option, Config.map(Option.filter((value) => value !== "")))
-
-/** What locates the sandbox `npm start` runs (its HOST, PORT, DATA_DIR, ENCRYPTION_KEY) and PMM_API_KEY. */
-const Environment = Config.all({
-  host: setting("HOST"),
-  port: setting("PORT"),
-  dataDir: setting("DATA_DIR"),
-  encryptionKey: setting("ENCRYPTION_KEY"),
-  apiKey: setting("PMM_API_KEY")
-})
-type Environment = Config.Config.Success<typeof Environment>
-
-const defaultUrl = (env: Environment) => {
-  const host = Option.getOrElse(Option.filter(env.host, (h) => h !== "0.0.0.0" && h !== "::"), () => "127.0.0.1")
-  const port = Option.getOrElse(env.port, () => "8080")
-  return `http://${host.includes(":") ? `[${host}]` : host}:${port}`
-}
-
-const defaultKey = (env: Environment): string => {
-  if (Option.isSome(env.apiKey)) return env.apiKey.value
-  const dataDir = Option.getOrElse(env.dataDir, () => "./data")
-  let raw: string
-  if (Option.isSome(env.encryptionKey)) {
-    raw = env.encryptionKey.value
-  } else {
-    try {
-      raw = NodeFs.readFileSync(sandboxKeyPath(dataDir), "utf8").trim()
-    } catch {
-      return fail(`no API key: pass --key, or run \`npm start\` first (it creates the demo partner in ${dataDir})`)
-    }
-  }
-  return demoApiKey(fromMaster(parseKey(raw)))
+/** The demo partner's key, or the one-line refusal (the same lookup `npm run listen` and `npm run trigger` make). */
+const defaultKey = (env: SandboxEnvironment): string => {
+  const found = defaultApiKeyOrProblem(env)
+  return "apiKey" in found ? found.apiKey : fail(found.problem.replace("pass --api-key", "pass --key"))
 }
 
 const main = async () => {
@@ -80,7 +49,7 @@ const main = async () => {
     process.stdout.write(`${usage}\n`)
     return
   }
-  const env = Effect.runSync(Environment)
+  const env = readSandboxEnvironment()
   const output = args.values.output
   if (output !== undefined && output !== "json") return fail(`--output: must be json (got ${output})`)
   let baseUrl: string
