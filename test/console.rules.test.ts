@@ -5,6 +5,7 @@ import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Console } from "../src/console/Console.js"
 import { fromMaster, parseKey } from "../src/crypto/Keys.js"
+import { ServiceClock } from "../src/clock/ServiceClock.js"
 import { Partners } from "../src/partners/Partners.js"
 import { Webhooks } from "../src/webhooks/Webhooks.js"
 import { openSecret } from "../src/webhooks/Signing.js"
@@ -19,8 +20,9 @@ import { eventually, type Receiver, startReceiver } from "./support/WebhookRecei
  * rotation under concurrent load) and `POST /partner/update-webhook` (the self-serve URL rules, a supplied secret
  * sealed at rest and used for signing).
  *
- * The service clock is frozen (startTestApp) and shared by every test of this file: a test that advances it opens
- * the sessions it uses after any advance of its own, and never reuses another test's session.
+ * The service clock is frozen (startTestApp) and its instance offset, which these tests advance, is shared by every
+ * test of this file: a test that advances it opens the sessions it uses after any advance of its own, and never
+ * reuses another test's session.
  */
 let app: TestApp
 /** A sandbox partner's API key: the clock control and the event list need one. */
@@ -52,10 +54,11 @@ const company = {
 }
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
 
-const advance = async (seconds: number) => {
-  const reply = await app.request("POST", "/sandbox/clock/advance", { apiKey: controlKey, body: { seconds } })
-  expect(reply.status, JSON.stringify(reply.body)).toBe(200)
-}
+/**
+ * Advances the instance's clock (every partner's), in process: a console partner has no API key before approval,
+ * so it cannot advance its own clock over HTTP, and sign-in lockouts are on the instance's clock.
+ */
+const advance = (seconds: number) => app.run(Effect.flatMap(ServiceClock, (clock) => clock.advance(seconds)))
 
 interface Account {
   readonly email: string
@@ -327,6 +330,20 @@ describe("tokens", () => {
     expect(again.status).toBe(200)
     expectError(await app.request("POST", "/partner/token/refresh", { body: { refreshToken: refreshed.body.data.refreshToken } }), 401, "UNAUTHORIZED")
     expectError(await app.request("POST", "/partner/token/refresh", { body: { refreshToken: "rt_unknown" } }), 401, "UNAUTHORIZED")
+  })
+
+  it("a session's times are on its partner's own clock: its API key's advance expires its token, not another partner's", async () => {
+    const account = await approved()
+    const { apiKey } = await issueKey(account.token)
+    const other = await signUp()
+    const own = await app.request("POST", "/sandbox/clock/advance", { apiKey, body: { seconds: 15 * 60 } })
+    expect(own.status, JSON.stringify(own.body)).toBe(200)
+    expectError(await me(account.token), 401, "UNAUTHORIZED", sessionInvalid)
+    expect((await me(other.token)).status).toBe(200)
+    const refreshed = await app.request("POST", "/partner/token/refresh", { body: { refreshToken: account.refreshToken } })
+    expect(refreshed.status, JSON.stringify(refreshed.body)).toBe(200)
+    expect(Date.parse(refreshed.body.data.expiresAt)).toBe(Date.parse(own.body.data.now) + 15 * 60 * 1000)
+    expect((await me(refreshed.body.data.accessToken)).status).toBe(200)
   })
 
   it("a refresh token is spent once, also when 5 refreshes with it race: one 200, four 401", async () => {

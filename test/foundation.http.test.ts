@@ -873,7 +873,7 @@ describe("sandbox control API", () => {
   it("GET /sandbox/clock reads the service clock", async () => {
     const reply = await app.request("GET", "/sandbox/clock", { apiKey })
     expectSuccess(reply, 200)
-    expect(Object.keys(reply.body.data).sort()).toEqual(["now", "offsetSeconds"])
+    expect(Object.keys(reply.body.data).sort()).toEqual(["now", "offsetSeconds", "partnerOffsetSeconds"])
     expect(reply.body.data.now).toMatch(isoPattern)
     expect(typeof reply.body.data.offsetSeconds).toBe("number")
   })

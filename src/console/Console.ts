@@ -1,6 +1,6 @@
 import { SqlClient, SqlError, SqlSchema } from "@effect/sql"
 import { Context, Effect, Layer, Option, Schema } from "effect"
-import { ServiceClock } from "../clock/ServiceClock.js"
+import { enterPartner, forPartner, ServiceClock } from "../clock/ServiceClock.js"
 import { base62, sha256 } from "../crypto/Hashing.js"
 import { Keys } from "../crypto/Keys.js"
 import { orDieOnRow } from "../db/Rows.js"
@@ -235,7 +235,7 @@ export const layer = Layer.effect(
 
     /** A new session (in the caller's transaction): its row, an access token and a refresh token. */
     const openSession = (user: { readonly id: string; readonly partnerId: string }) =>
-      Effect.gen(function*() {
+      forPartner(user.partnerId)(Effect.gen(function*() {
         const now = yield* clock.now
         const id = yield* ids.uuid
         const refreshToken = `rt_${base62(yield* ids.bytes(32))}`
@@ -250,7 +250,7 @@ export const layer = Layer.effect(
           refreshToken,
           refreshExpiresAt
         }
-      })
+      }))
 
     const viewOf = (partnerId: string, userId: string) =>
       Effect.gen(function*() {
@@ -345,9 +345,11 @@ export const layer = Layer.effect(
 
     const refresh = (refreshToken: string) =>
       inTransaction(Effect.gen(function*() {
-        const now = yield* clock.now
         const found = Option.getOrUndefined(yield* repo.sessionByRefresh(sha256(refreshToken)))
-        if (found === undefined || found.revokedAt !== null || found.refreshExpiresAt <= now) return yield* signedOut()
+        if (found === undefined) return yield* signedOut()
+        // A session's times are on its partner's clock.
+        const now = yield* forPartner(found.partnerId)(clock.now)
+        if (found.revokedAt !== null || found.refreshExpiresAt <= now) return yield* signedOut()
         const next = `rt_${base62(yield* ids.bytes(32))}`
         const refreshExpiresAt = new Date(now.getTime() + Tokens.refreshTokenSeconds * 1000)
         yield* repo.rotateRefresh(found.id, sha256(next), refreshExpiresAt)
@@ -368,10 +370,15 @@ export const layer = Layer.effect(
           return yield* new Unauthorized({ message: "Missing console token: send Authorization: Bearer <access token> (an API key is not accepted here)" })
         }
         if (accessToken.length > 4096) return yield* signedOut()
-        const claims = yield* Tokens.verify(keys.consoleToken, accessToken, yield* clock.now)
+        // Verified on the clock of the partner it names (its expiry is on that clock); a forged name fails the signature.
+        const named = Tokens.unverifiedPartnerId(accessToken)
+        const now = yield* (named === undefined ? clock.now : forPartner(named)(clock.now))
+        const claims = yield* Tokens.verify(keys.consoleToken, accessToken, now)
         if (claims === undefined) return yield* signedOut()
         const session = Option.getOrUndefined(yield* repo.session(claims.sessionId).pipe(Effect.orDie))
         if (session === undefined || session.revokedAt !== null || session.userId !== claims.userId) return yield* signedOut()
+        // The rest of the request reads this partner's clock (docs/sandbox.md "A clock per partner").
+        yield* enterPartner(claims.partnerId)
         return claims
       })
 

@@ -1,6 +1,6 @@
 import { SqlClient, SqlError, SqlSchema } from "@effect/sql"
 import { Cause, Context, Duration, Effect, Exit, Layer, Option, ParseResult, Queue, Ref, Schema } from "effect"
-import { ServiceClock } from "../clock/ServiceClock.js"
+import { forInstance, forPartner, furthestPartnerTimeSql, instanceTimeSql, partnerTimeSql, ServiceClock } from "../clock/ServiceClock.js"
 import { EventBus, transaction } from "../events/Events.js"
 import { Ids } from "../ids/Ids.js"
 import { orDieOnRow } from "../db/Rows.js"
@@ -91,7 +91,7 @@ export interface JobsShape {
   readonly get: (id: string) => Effect.Effect<Option.Option<Job>, SqlError.SqlError>
   /** Runs every job due now (bounded by `drainJobsMax`); returns how many ran (succeeded or failed). */
   readonly runDue: Effect.Effect<number>
-  /** When the next registered, pending job is due, if any. */
+  /** When the next registered, pending job is due, if any, on the instance's clock (its partner's offset taken off). */
   readonly nextDueAt: Effect.Effect<Option.Option<Date>, SqlError.SqlError>
   /** Completes when a job was scheduled in this process since the last call. */
   readonly awaitScheduled: Effect.Effect<void>
@@ -163,13 +163,17 @@ export const layer = Layer.effect(
       execute: ({ kinds, now }) =>
         sql`
           SELECT ${sql.literal(columns)} FROM jobs
-          WHERE status = 'PENDING' AND run_at <= ${now} AND kind IN ${sql.in(kinds)}
+          WHERE status = 'PENDING' AND kind IN ${sql.in(kinds)}
+            AND run_at <= ${furthestPartnerTimeSql(sql, now)} AND run_at <= ${partnerTimeSql(sql, now, "jobs.partner_id")}
           ORDER BY run_at, seq LIMIT 1 FOR UPDATE SKIP LOCKED`
     })
     const earliestDue = SqlSchema.single({
       Request: Schema.Array(Schema.String),
       Result: Schema.Struct({ runAt: Schema.NullOr(Schema.DateFromSelf) }),
-      execute: (kinds) => sql`SELECT min(run_at) AS run_at FROM jobs WHERE status = 'PENDING' AND kind IN ${sql.in(kinds)}`
+      execute: (kinds) =>
+        sql`
+          SELECT min(${instanceTimeSql(sql, "run_at", "jobs.partner_id")}) AS run_at FROM jobs
+          WHERE status = 'PENDING' AND kind IN ${sql.in(kinds)}`
     })
     const findJob = SqlSchema.findOne({
       Request: Schema.String,
@@ -179,7 +183,8 @@ export const layer = Layer.effect(
     /** A row that does not decode (or a RETURNING without its row) is a broken invariant: a defect. */
     const schedule = (job: NewJob) =>
       Effect.gen(function*() {
-        const now = yield* clock.now
+        // On the job's partner's clock, whoever schedules it: its run_at is read against that clock.
+        const now = yield* forPartner(job.partnerId)(clock.now)
         const delaySeconds = job.delaySeconds ?? 0
         if (!Number.isFinite(delaySeconds) || delaySeconds < 0) {
           return yield* Effect.die(new Error(`Jobs.schedule: delaySeconds must be >= 0, got ${delaySeconds}`))
@@ -224,18 +229,21 @@ export const layer = Layer.effect(
       if (kinds.length === 0) return false
       const claimed = yield* Ref.make<Option.Option<Job>>(Option.none())
       const exit = yield* transaction(Effect.gen(function*() {
-        const due = yield* orDieOnRow(claimDue({ now: yield* clock.now, kinds }))
+        // Due by each job's partner's own clock (docs/sandbox.md "A clock per partner").
+        const due = yield* orDieOnRow(claimDue({ now: yield* clock.instanceNow, kinds }))
         if (Option.isNone(due)) return false
         const job = due.value
         yield* Ref.set(claimed, due)
         const registered = (yield* Ref.get(handlers)).get(job.kind)
         if (registered === undefined) return yield* Effect.die(new Error(`no handler for job kind ${job.kind}`))
         const payload = yield* registered.decode(job.payload)
-        yield* registered.handler(payload, job)
-        yield* sql`
-          UPDATE jobs SET status = 'DONE', attempts = attempts + 1, updated_at = ${yield* clock.now}
-          WHERE id = ${job.id}`
-        return true
+        return yield* forPartner(job.partnerId)(Effect.gen(function*() {
+          yield* registered.handler(payload, job)
+          yield* sql`
+            UPDATE jobs SET status = 'DONE', attempts = attempts + 1, updated_at = ${yield* clock.now}
+            WHERE id = ${job.id}`
+          return true
+        }))
       })).pipe(
         Effect.provideService(SqlClient.SqlClient, sql),
         Effect.provideService(EventBus, bus),
@@ -245,7 +253,7 @@ export const layer = Layer.effect(
       if (Cause.isInterruptedOnly(exit.cause)) return yield* Effect.interrupt
       const job = yield* Ref.get(claimed)
       if (Option.isNone(job)) return yield* Effect.failCause(exit.cause)
-      yield* recordFailure(job.value, Cause.pretty(exit.cause))
+      yield* forPartner(job.value.partnerId)(recordFailure(job.value, Cause.pretty(exit.cause)))
       return true
     })
 
@@ -376,5 +384,7 @@ export const daemonLayer = Layer.scopedDiscard(Effect.gen(function*() {
     if (Option.isSome(next)) sleepers.push(clock.sleepUntil(next.value))
     yield* Effect.raceAll(sleepers)
   })
-  yield* Effect.forkScoped(Effect.forever(Effect.zipRight(jobs.runDue, wait)).pipe(Effect.annotateLogs({ fiber: "jobs" })))
+  yield* Effect.forkScoped(
+    Effect.forever(Effect.zipRight(jobs.runDue, wait)).pipe(forInstance, Effect.annotateLogs({ fiber: "jobs" }))
+  )
 }))

@@ -3,6 +3,7 @@ import { Cause, Chunk, Context, Deferred, Duration, Effect, Exit, Layer, Option,
 import { AppConfig } from "../config/AppConfig.js"
 import * as CustomersRepo from "../customers/CustomersRepo.js"
 import type { CustomerRow } from "../customers/CustomersRepo.js"
+import { forPartner } from "../clock/ServiceClock.js"
 import { EventBus, isInTransaction, transaction } from "../events/Events.js"
 import { CustomerForbidden } from "../http/ApiError.js"
 import { isUuid } from "../ids/Ids.js"
@@ -115,7 +116,10 @@ export const layer = Layer.scoped(
      * building its effect is that command's defect.
      */
     const execute = <A, E>(partnerId: string, customerId: string, command: Command<A, E>) =>
-      provided(transaction(Effect.flatMap(lockCustomer(partnerId, customerId), (customer) => Effect.suspend(() => command(customer)))))
+      provided(transaction(Effect.flatMap(lockCustomer(partnerId, customerId), (customer) => Effect.suspend(() => command(customer))))).pipe(
+        // A command reads its partner's clock, whichever fiber runs it (docs/sandbox.md "A clock per partner").
+        forPartner(partnerId)
+      )
 
     const forbidden = (): Exit.Exit<never, CustomerForbidden> => Exit.fail(CustomerForbidden.standard())
 
@@ -161,7 +165,7 @@ export const layer = Layer.scoped(
           // Suspended: a command that throws while building its effect is that command's defect only.
           // SQL failures of a command are defects, as when it runs alone; its savepoint is rolled back either way.
           const outcome = yield* Effect.exit(
-            transaction(Effect.suspend(() => job.command(current))).pipe(Effect.catchIf(isSqlError, Effect.die))
+            transaction(Effect.suspend(() => job.command(current))).pipe(Effect.catchIf(isSqlError, Effect.die), forPartner(partnerId))
           )
           if (Exit.isSuccess(outcome)) stale = true
           outcomes.push(outcome)

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Option } from "effect"
-import { ServiceClock } from "../clock/ServiceClock.js"
+import { enterPartner, ServiceClock } from "../clock/ServiceClock.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { base62, constantTimeEqual, sha256 } from "../crypto/Hashing.js"
 import { demoApiKey, Keys } from "../crypto/Keys.js"
@@ -139,6 +139,8 @@ export const layer = Layer.effect(
           return yield* unauthorized("Unknown API key")
         }
         const { keyHash: _, keyId, ...partner } = found.value
+        // The rest of the request reads this partner's clock (docs/sandbox.md "A clock per partner").
+        yield* enterPartner(partner.id)
         yield* touch(keyId)
         return partner
       })

@@ -32,9 +32,13 @@ export const SetKyb = Schema.Struct({
   reason: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(500)))
 })
 
+/** The calling partner's clock (docs/sandbox.md "A clock per partner"). */
 export const ClockReading = Schema.Struct({
   now: Schema.Date,
-  offsetSeconds: Schema.Number
+  /** How far the partner's clock is ahead of real time. */
+  offsetSeconds: Schema.Number,
+  /** The part of `offsetSeconds` that the partner's own advances made (the rest is the instance's offset). */
+  partnerOffsetSeconds: Schema.Number
 })
 
 /** At most 400 days per call: enough to walk any schedule, small enough to catch a unit mistake. */
@@ -97,16 +101,17 @@ export class SandboxApi extends HttpApiGroup.make("sandbox")
   .add(HttpApiEndpoint.get("clock", "/clock")
     .annotateContext(OpenApi.annotations({
       summary: "Read the service clock",
-      description: "`{ now, offsetSeconds }`: the clock every timestamp, expiry, rail delay and webhook retry reads " +
-        "(real time plus an offset that only moves forward, one for the whole sandbox)."
+      description: "`{ now, offsetSeconds, partnerOffsetSeconds }`: the calling partner's clock, which every " +
+        "timestamp, expiry, rail delay and webhook retry of that partner reads (real time plus an offset that only " +
+        "moves forward; each partner has its own, moved only by its own advances)."
     }))
     .addSuccess(Envelope(ClockReading)))
   .add(
     HttpApiEndpoint.post("advanceClock", "/clock/advance")
       .annotateContext(OpenApi.annotations({
         summary: "Advance the service clock",
-        description: "Moves the service clock forward by `seconds` (1 second to 400 days) and answers after every job " +
-          "and webhook attempt due by the new time has run."
+        description: "Moves the calling partner's clock forward by `seconds` (1 second to 400 days) and answers after " +
+          "every job and webhook attempt of the partner due by its new time has run. Other partners' clocks do not move."
       }))
       .setPayload(AdvanceClock)
       .addSuccess(Envelope(ClockReading))

@@ -38,9 +38,11 @@ export const SandboxHttp = HttpApiBuilder.group(Api, "sandbox", (handlers) =>
     const outbox = yield* Outbox
     const cursors = yield* Cursors
     const bus = yield* EventBus
+    // The calling partner's clock: authentication made the request read it.
     const reading = Effect.all({
       now: clock.now,
-      offsetSeconds: Effect.map(clock.offsetMs, (ms) => ms / 1000)
+      offsetSeconds: Effect.map(clock.offsetMs, (ms) => ms / 1000),
+      partnerOffsetSeconds: Effect.flatMap(CurrentPartner, (partner) => Effect.map(clock.partnerOffsetMs(partner.id), (ms) => ms / 1000))
     })
     return handlers
       .handle("partner", () => Effect.map(CurrentPartner, partnerView))

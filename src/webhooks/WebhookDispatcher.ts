@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Chunk, Duration, Effect, FiberSet, Layer, PubSub, Queue, Schedule } from "effect"
-import { ServiceClock } from "../clock/ServiceClock.js"
+import { forInstance, forPartner, ServiceClock } from "../clock/ServiceClock.js"
 import { EventBus } from "../events/Events.js"
 import { Ids } from "../ids/Ids.js"
 import { WebhookSender } from "./WebhookSender.js"
@@ -58,20 +58,29 @@ export const layer = Layer.scopedDiscard(Effect.gen(function*() {
     if (next <= 0) perPartner.delete(partnerId)
     else perPartner.set(partnerId, next)
   }
-  /** The earliest known future due time (a retry this process scheduled, or the table's next one). */
+  /**
+   * The earliest known future due time on the instance's clock (a retry this process scheduled, or the table's
+   * next one).
+   */
   let knownNextAt: Date | null = null
-  const learnDue = (record: WebhooksRepo.AttemptRecord) => {
-    const at = record.nextAttemptAt
-    if (at === null) return
+  /** An attempt's outcome, with its partner's own clock offset (its times are on that partner's clock). */
+  interface Outcome {
+    readonly record: WebhooksRepo.AttemptRecord
+    readonly partnerOffsetMs: number
+  }
+  const learnDue = ({ partnerOffsetMs, record }: Outcome) => {
+    if (record.nextAttemptAt === null) return
+    const at = record.nextAttemptAt.getTime() - partnerOffsetMs
     // A known time already past (it was claimed since) is replaced; the attempt time stands in for "now".
-    if (knownNextAt === null || knownNextAt.getTime() <= record.attemptedAt.getTime() || at.getTime() < knownNextAt.getTime()) {
-      knownNextAt = at
+    if (knownNextAt === null || knownNextAt.getTime() <= record.attemptedAt.getTime() - partnerOffsetMs || at < knownNextAt.getTime()) {
+      knownNextAt = new Date(at)
     }
   }
 
-  const outcomes = yield* Queue.unbounded<WebhooksRepo.AttemptRecord>()
-  const write = (batch: ReadonlyArray<WebhooksRepo.AttemptRecord>) =>
-    repo.recordAttempts(batch).pipe(
+  const outcomes = yield* Queue.unbounded<Outcome>()
+  const write = (outcomesBatch: ReadonlyArray<Outcome>) => {
+    const batch = outcomesBatch.map((outcome) => outcome.record)
+    return repo.recordAttempts(batch).pipe(
       Effect.retry({ times: recordRetries, schedule: Schedule.exponential(Duration.millis(50)) }),
       Effect.flatMap((recorded) =>
         recorded.size === batch.length ? Effect.void : Effect.forEach(
@@ -87,13 +96,14 @@ export const layer = Layer.scopedDiscard(Effect.gen(function*() {
       Effect.catchAllCause((cause) => Effect.logError("recording webhook attempts failed", cause)),
       Effect.ensuring(Effect.sync(() => {
         state.unrecorded -= batch.length
-        for (const record of batch) learnDue(record)
+        for (const outcome of outcomesBatch) learnDue(outcome)
       })),
       Effect.zipRight(sender.wake),
       Effect.provideService(SqlClient.SqlClient, sql),
       // A write under way finishes even on shutdown: its outcomes are not written twice nor lost.
       Effect.uninterruptible
     )
+  }
   // On shutdown (after the writer and the attempts have stopped), whatever is still queued is written.
   yield* Effect.addFinalizer(() =>
     Effect.flatMap(Queue.takeAll(outcomes), (rest) => rest.length === 0 ? Effect.void : write(Chunk.toReadonlyArray(rest)))
@@ -112,14 +122,18 @@ export const layer = Layer.scopedDiscard(Effect.gen(function*() {
 
   const runAttempt = (claimed: WebhooksRepo.ClaimedDelivery) =>
     Effect.uninterruptibleMask((restore) =>
-      restore(sender.send(claimed)).pipe(
+      // On the delivery's partner's clock: its attempt time, retry time and chaos delays.
+      restore(forPartner(claimed.partnerId)(sender.send(claimed))).pipe(
         // Shutting down mid-attempt: give the row back now rather than when its lease runs out, so that the next
         // start (or another process) sends it without waiting; its result was not recorded, so it is not counted.
         Effect.onInterrupt(() => Effect.ignore(repo.release([claimed.eventId], claimed.leaseToken))),
         Effect.flatMap((sent) =>
           Effect.sync(() => {
             state.unrecorded++
-          }).pipe(Effect.zipRight(Queue.offer(outcomes, sent.record)))
+          }).pipe(
+            Effect.zipRight(clock.partnerOffsetMs(claimed.partnerId)),
+            Effect.flatMap((partnerOffsetMs) => Queue.offer(outcomes, { record: sent.record, partnerOffsetMs }))
+          )
         )
       )
     ).pipe(
@@ -149,7 +163,8 @@ export const layer = Layer.scopedDiscard(Effect.gen(function*() {
       else busy[partnerId] = n
     }
     const claimed = yield* repo.claimDue({
-      now: yield* clock.now,
+      // Due by each delivery's partner's own clock (docs/sandbox.md "A clock per partner").
+      now: yield* clock.instanceNow,
       limit: free,
       perPartnerMax,
       excludedPartners,
@@ -212,7 +227,7 @@ export const layer = Layer.scopedDiscard(Effect.gen(function*() {
         knownNextAt = yield* nextDueAt
       }
       startedInBurst = 0
-      const now = yield* clock.now
+      const now = yield* clock.instanceNow
       const nextAt = knownNextAt
       // Not short: every slot is taken; a finished attempt wakes the loop. Short: sleep until the next known due
       // time; due already but nothing started (per-partner limits, other processes): wait for a wake-up. Attempts
@@ -237,5 +252,5 @@ export const layer = Layer.scopedDiscard(Effect.gen(function*() {
     })
   ))
   yield* clock.registerDrain(drain)
-  yield* Effect.forkScoped(loop)
+  yield* Effect.forkScoped(forInstance(loop))
 }))

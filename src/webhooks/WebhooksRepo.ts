@@ -1,5 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
+import { furthestPartnerTimeSql, instanceTimeSql, partnerTimeSql } from "../clock/ServiceClock.js"
 import { DeliveryStatus } from "./Api.js"
 import { orDieOnRow } from "../db/Rows.js"
 
@@ -186,7 +187,8 @@ export const make = Effect.gen(function*() {
       sql`
         WITH candidates AS (
           SELECT event_id, partner_id, next_attempt_at, seq FROM webhook_deliveries
-          WHERE status = 'PENDING' AND next_attempt_at <= ${args.now}
+          WHERE status = 'PENDING' AND next_attempt_at <= ${furthestPartnerTimeSql(sql, args.now)}
+            AND next_attempt_at <= ${partnerTimeSql(sql, args.now, "webhook_deliveries.partner_id")}
             AND (lease_until IS NULL OR lease_until <= now())
             ${args.excludedPartners.length === 0 ? sql`` : sql`AND partner_id NOT IN ${sql.in(args.excludedPartners)}`}
           ORDER BY next_attempt_at, seq LIMIT ${claimWindow(args.limit)}
@@ -201,7 +203,7 @@ export const make = Effect.gen(function*() {
         ), locked AS (
           SELECT event_id FROM webhook_deliveries
           WHERE event_id IN (SELECT event_id FROM picked)
-            AND status = 'PENDING' AND next_attempt_at <= ${args.now}
+            AND status = 'PENDING' AND next_attempt_at <= ${partnerTimeSql(sql, args.now, "webhook_deliveries.partner_id")}
             AND (lease_until IS NULL OR lease_until <= now())
           FOR UPDATE SKIP LOCKED
         )
@@ -250,7 +252,7 @@ export const make = Effect.gen(function*() {
     Result: Schema.Struct({ nextAt: Schema.NullOr(Schema.DateFromSelf) }),
     execute: () =>
       sql`
-        SELECT min(next_attempt_at) AS next_at FROM webhook_deliveries
+        SELECT min(${instanceTimeSql(sql, "next_attempt_at", "webhook_deliveries.partner_id")}) AS next_at FROM webhook_deliveries
         WHERE status = 'PENDING' AND (lease_until IS NULL OR lease_until <= now())`
   })
   const page = SqlSchema.findAll({

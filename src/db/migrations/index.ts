@@ -13,6 +13,7 @@ import enrolments from "./0013_enrolments.js"
 import globalSends from "./0014_global_sends.js"
 import console_ from "./0015_console.js"
 import webhookChaos from "./0016_webhook_chaos.js"
+import partnerClocks from "./0017_partner_clocks.js"
 
 /** Every migration, in order; statically imported so that tsx, vitest and compiled code load the same set. */
 export const migrations = {
@@ -30,5 +31,6 @@ export const migrations = {
   "0013_enrolments": enrolments,
   "0014_global_sends": globalSends,
   "0015_console": console_,
-  "0016_webhook_chaos": webhookChaos
+  "0016_webhook_chaos": webhookChaos,
+  "0017_partner_clocks": partnerClocks
 }
