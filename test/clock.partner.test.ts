@@ -1,5 +1,6 @@
+import { Option, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { customerBody, startTestApp, type TestApp } from "./support/TestApp.js"
+import { customerBody, databaseKind, startTestApp, type TestApp } from "./support/TestApp.js"
 import { eventually, type Receiver, startReceiver } from "./support/WebhookReceiver.js"
 
 /**
@@ -196,5 +197,26 @@ describe("a clock per partner", () => {
     const dueAfter = await app.request("GET", "/sandbox/clock/due?seconds=1800", { apiKey: b.apiKey })
     expect(dueAfter.body.data).toEqual(dueBefore.body.data)
     expect(await chargeStatus(b, pending.id)).toBe("PENDING")
+  })
+
+  it.skipIf(databaseKind() !== "postgres")("another process on the same database reads a partner's advance within its re-read interval; other partners stay put", async () => {
+    const config = { databaseUrl: Option.some(Redacted.make(app.database!.url!)) }
+    const first = await startTestApp({ database: app.database!, config })
+    const second = await startTestApp({ database: app.database!, config })
+    try {
+      const partner = await first.newPartner()
+      const other = await first.newPartner()
+      const advanced = await first.request("POST", "/sandbox/clock/advance", { apiKey: partner.apiKey, body: { seconds: 86_400 } })
+      expect(advanced.status).toBe(200)
+      const reading = await eventually(async () => {
+        const seen = (await second.request("GET", "/sandbox/clock", { apiKey: partner.apiKey })).body.data
+        return seen.partnerOffsetSeconds === 86_400 ? seen : undefined
+      }, "the second process to read the advanced offset")
+      expect(reading.offsetSeconds).toBe(86_400)
+      expect((await second.request("GET", "/sandbox/clock", { apiKey: other.apiKey })).body.data.partnerOffsetSeconds).toBe(0)
+    } finally {
+      await first.close()
+      await second.close()
+    }
   })
 })
