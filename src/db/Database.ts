@@ -1,5 +1,4 @@
 import { PGlite } from "@electric-sql/pglite"
-import { createPgConfig } from "@electric-sql/pglite/node-postgres"
 import { NodeContext } from "@effect/platform-node"
 import { SqlClient, SqlError } from "@effect/sql"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
@@ -8,6 +7,7 @@ import * as NodeFs from "node:fs"
 import Pg from "pg"
 import { AppConfig } from "../config/AppConfig.js"
 import { migrations } from "./migrations/index.js"
+import { batchingPgConfig } from "./PgliteConnection.js"
 
 const naming = { transformResultNames: Str.snakeToCamel, transformQueryNames: Str.camelToSnake } as const
 
@@ -66,7 +66,8 @@ const collectInitdbGarbage = () => {
 
 /**
  * PGlite behind a node-postgres pool, so that the service talks to it through the same `PgClient` (and the same
- * SQL) as to PostgreSQL. PGlite serves one connection: the pool size is 1 and transactions queue.
+ * SQL) as to PostgreSQL. PGlite serves one connection: the pool size is 1 and transactions queue. The connection
+ * hands PGlite each statement's messages in one call (src/db/PgliteConnection.ts).
  */
 export const pgliteLayer = (options: PgliteOptions): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, SqlError.SqlError> =>
   PgClient.layerFromPool({
@@ -76,7 +77,8 @@ export const pgliteLayer = (options: PgliteOptions): Layer.Layer<PgClient.PgClie
         try: async () => {
           if (options.dataDir !== undefined) NodeFs.mkdirSync(options.dataDir, { recursive: true })
           const db = await openPglite(options)
-          const pool = new Pg.Pool(createPgConfig(db) as unknown as Pg.PoolConfig)
+          // The messages of a statement reach PGlite together (src/db/PgliteConnection.ts).
+          const pool = new Pg.Pool(batchingPgConfig(db) as unknown as Pg.PoolConfig)
           return { db, pool }
         },
         catch: (cause) => new SqlError.SqlError({ cause, message: "Could not open the embedded database" })
@@ -100,7 +102,7 @@ const clientOver = (db: PGlite) =>
   PgClient.layerFromPool({
     ...naming,
     acquire: Effect.acquireRelease(
-      Effect.sync(() => new Pg.Pool(createPgConfig(db) as unknown as Pg.PoolConfig)),
+      Effect.sync(() => new Pg.Pool(batchingPgConfig(db) as unknown as Pg.PoolConfig)),
       (pool) => Effect.promise(() => pool.end())
     )
   })

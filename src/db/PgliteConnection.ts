@@ -1,0 +1,164 @@
+import type { PGlite } from "@electric-sql/pglite"
+import { EventEmitter } from "node:events"
+import { serialize } from "pg-protocol"
+
+/**
+ * A node-postgres connection to an in-process PGlite that sends the messages of a statement together.
+ *
+ * PGlite's own adapter (`@electric-sql/pglite/node-postgres`, which this follows) hands every protocol message to
+ * PGlite as it is written: for a statement with parameters that is five calls into the WebAssembly engine (parse,
+ * bind, describe, execute, sync), each with its own turn of PGlite's mutex, its own response parse and its own
+ * sync of the file system. This one buffers the messages node-postgres writes and hands them to PGlite as one buffer
+ * when node-postgres ends a pipeline (`sync`, `flush`), runs a simple query, or copies — the way a socket delivers
+ * them to PostgreSQL. PGlite processes a buffer of several messages like a server reading them from its socket
+ * (`PostgresMainLoopOnce` per message); an error skips the rest up to the `Sync` as PostgreSQL does, and the
+ * `ReadyForQuery` after it ends the exchange. test/db.pglite-connection.test.ts proves the error paths (parse, bind
+ * and execute errors, in and out of transactions and savepoints) against the stock adapter's answers.
+ *
+ * Measured: docs/performance-startup.md "Batching the extended protocol".
+ */
+export class BatchingPgliteConnection extends EventEmitter {
+  readonly #pglite: PGlite
+  #emitMessage = false
+  #queue: Promise<void>
+  /** Messages written since the last send. */
+  #pending: Array<Buffer> = []
+
+  /** Checked by pg's Client.end(), which skips connection.end() without it. */
+  public _connecting = false
+  /** pg's Client.end() destroys the stream when a query is still active. */
+  public readonly stream = { destroy: () => this.end() }
+  public parsedStatements: Record<string, string> = {}
+  public submittedNamedStatements: Record<string, string> = {}
+
+  constructor(pglite: PGlite) {
+    super()
+    this.#pglite = pglite
+    this.on("newListener", (eventName) => {
+      if (eventName === "message") this.#emitMessage = true
+    })
+    this.#queue = pglite.waitReady
+  }
+
+  /** Buffers a message; `send` hands everything buffered to PGlite. */
+  #write(message: Buffer) {
+    this.#pending.push(message)
+  }
+
+  #send() {
+    if (this.#pending.length === 0) return
+    const buffer = this.#pending.length === 1 ? this.#pending[0]! : Buffer.concat(this.#pending)
+    this.#pending = []
+    this.#queue = this.#queue
+      .then(() => this.#pglite.execProtocolStream(buffer, { throwOnError: false }))
+      .then((messages) => {
+        for (const message of messages) {
+          if (this.#emitMessage) this.emit("message", message)
+          // node-postgres expects an ErrorResponse as 'errorMessage'
+          this.emit(message.name === "error" ? "errorMessage" : message.name, message)
+        }
+      })
+      .catch((error) => {
+        this.emit("error", error)
+      })
+  }
+
+  async connect(_port: number, _host: string) {
+    this._connecting = true
+    await this.#pglite.waitReady
+    process.nextTick(() => this.emit("readyForQuery"))
+  }
+
+  requestSsl() {}
+  startup(_config: unknown) {}
+  cancel(_processId: unknown, _secretKey: unknown) {}
+  password(_password: string) {}
+  ref() {}
+  unref() {}
+
+  sendSASLInitialResponseMessage(mechanism: string, initialResponse: string) {
+    this.#write(serialize.sendSASLInitialResponseMessage(mechanism, initialResponse))
+    this.#send()
+  }
+
+  sendSCRAMClientFinalMessage(additionalData: string) {
+    this.#write(serialize.sendSCRAMClientFinalMessage(additionalData))
+    this.#send()
+  }
+
+  query(text: string) {
+    this.#write(serialize.query(text))
+    this.#send()
+  }
+
+  parse(query: Parameters<typeof serialize.parse>[0]) {
+    this.#write(serialize.parse(query))
+  }
+
+  bind(config: Parameters<typeof serialize.bind>[0]) {
+    this.#write(serialize.bind(config))
+  }
+
+  execute(config: Parameters<typeof serialize.execute>[0]) {
+    this.#write(serialize.execute(config))
+  }
+
+  describe(message: Parameters<typeof serialize.describe>[0]) {
+    this.#write(serialize.describe(message))
+  }
+
+  close(message: Parameters<typeof serialize.close>[0]) {
+    this.#write(serialize.close(message))
+  }
+
+  flush() {
+    this.#write(serialize.flush())
+    this.#send()
+  }
+
+  sync() {
+    this.#write(serialize.sync())
+    this.#send()
+  }
+
+  sendCopyFromChunk(chunk: Buffer) {
+    this.#write(serialize.copyData(chunk))
+    this.#send()
+  }
+
+  endCopyFrom() {
+    this.#write(serialize.copyDone())
+    this.#send()
+  }
+
+  sendCopyFail(message: string) {
+    this.#write(serialize.copyFail(message))
+    this.#send()
+  }
+
+  end() {
+    // Like a socket closing: pg waits for 'end'. The PGlite instance is shared and owned by the caller, so it stays
+    // open; anything still buffered goes first.
+    this.#send()
+    this.#queue = this.#queue.then(() => {
+      this.emit("end")
+    })
+    // The pool reuses this connection for its next client: drop the ended client's listeners so that they do not
+    // receive its messages.
+    for (const name of this.eventNames()) {
+      if (name !== "newListener") this.removeAllListeners(name)
+    }
+    this.#emitMessage = false
+  }
+}
+
+/** A node-postgres pool configuration over PGlite with the batching connection (PGlite serves one connection). */
+export const batchingPgConfig = (pglite: PGlite) => ({
+  connection: new BatchingPgliteConnection(pglite),
+  max: 1,
+  password: "dummy",
+  user: "postgres",
+  database: "postgres",
+  port: 5432,
+  host: "localhost"
+})
