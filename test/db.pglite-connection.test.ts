@@ -138,6 +138,19 @@ describe("the batching PGlite connection", () => {
     }
   })
 
+  it("a client the pool discards (released with an error) leaves the next client working", async () => {
+    const pool = new Pg.Pool(batchingPgConfig(db) as unknown as Pg.PoolConfig)
+    try {
+      const discarded = await pool.connect()
+      expect((await discarded.query("SELECT 1 AS n")).rows).toEqual([{ n: 1 }])
+      discarded.release(new Error("discard this client"))
+      expect((await pool.query("SELECT 2 AS n")).rows).toEqual([{ n: 2 }])
+      expect((await pool.query("SELECT $1::int AS n", [3])).rows).toEqual([{ n: 3 }])
+    } finally {
+      await pool.end()
+    }
+  })
+
   it("hands PGlite one buffer per statement (five messages with parameters)", async () => {
     const connection = new BatchingPgliteConnection(db)
     const calls: Array<number> = []

@@ -138,10 +138,13 @@ export class BatchingPgliteConnection extends EventEmitter {
 
   end() {
     // Like a socket closing: pg waits for 'end'. The PGlite instance is shared and owned by the caller, so it stays
-    // open; anything still buffered goes first.
+    // open; anything still buffered goes first. Only the ending client hears its 'end': the pool may attach its next
+    // client to this connection before the queue gets there (PGlite's own adapter emits it to whoever listens then,
+    // and a client created after a discarded one fails with "Connection terminated unexpectedly").
     this.#send()
+    const ended = this.listeners("end") as Array<() => void>
     this.#queue = this.#queue.then(() => {
-      this.emit("end")
+      for (const listener of ended) listener.call(this)
     })
     // The pool reuses this connection for its next client: drop the ended client's listeners so that they do not
     // receive its messages.
