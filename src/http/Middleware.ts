@@ -48,7 +48,17 @@ export const routeTable = (
       )
   })
   for (const route of extra) add(route.method, route.path, false)
-  const matching = (path: string) => routes.filter((r) => r.pattern.test(path))
+  // A request asks about its path several times (allowed methods, multipart, parameters): the last path's routes are
+  // kept, so the route patterns (about a hundred) are tested once per request.
+  let lastPath: string | undefined
+  let lastRoutes: typeof routes = []
+  const matching = (path: string) => {
+    if (path !== lastPath) {
+      lastRoutes = routes.filter((r) => r.pattern.test(path))
+      lastPath = path
+    }
+    return lastRoutes
+  }
   return {
     allowedMethods: (path) => [...new Set(matching(path).map((r) => r.method))],
     takesMultipart: (method, path) => matching(path).some((r) => r.method === method && r.multipart),
