@@ -29,7 +29,8 @@
  *    N times on the existing database: ready time and RSS after start.
  * 5. With --profile: the service again, on a fresh database, spawned as `node --cpu-prof ...`; seeded, warmed up, the
  *    spread withdraw workload, SIGTERM (node writes the .cpuprofile to .tmp/bench-http-profile/), and a summary of
- *    the samples taken during that workload (test/bench/profileSummary.ts).
+ *    the samples taken during that workload (test/bench/profileSummary.ts); then the same on a fresh PGlite data
+ *    directory.
  * 6. The spread withdraw workload again (N times) with the service on the embedded PGlite (DATA_DIR in a temp dir),
  *    then N restarts on that existing data directory: ready time and RSS after start.
  * 7. One table at the end: min / median / max over the runs, ratio of medians to pgbench, the issue's goals with
@@ -295,7 +296,7 @@ interface DbActivity {
   readonly statements: number
   readonly commits: number
   readonly rollbacks: number
-  readonly top: Array<{ readonly query: string; readonly calls: number }>
+  readonly top: Array<{ readonly query: string; readonly calls: number; readonly execMs: number }>
 }
 
 const dbWindow = async (cluster: Cluster, database: string) => {
@@ -311,10 +312,10 @@ const dbWindow = async (cluster: Cluster, database: string) => {
       const walBytes = Number(now.bytes)
       const writeTransactions = Number(now.xid) - Number(before.xid)
       if (!cluster.statements) return { walBytes, writeTransactions, statements: NaN, commits: NaN, rollbacks: NaN, top: [] }
-      const { rows } = await client.query<{ query: string; calls: string }>(
-        "SELECT s.query, sum(s.calls)::text AS calls FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid " +
-          "WHERE d.datname = $1 GROUP BY s.query ORDER BY sum(s.calls) DESC", [database])
-      const calls = rows.map((r) => ({ query: r.query.replace(/\s+/g, " ").trim(), calls: Number(r.calls) }))
+      const { rows } = await client.query<{ query: string; calls: string; exec_ms: string }>(
+        "SELECT s.query, sum(s.calls)::text AS calls, sum(s.total_exec_time)::text AS exec_ms FROM pg_stat_statements s " +
+          "JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1 GROUP BY s.query ORDER BY sum(s.calls) DESC", [database])
+      const calls = rows.map((r) => ({ query: r.query.replace(/\s+/g, " ").trim(), calls: Number(r.calls), execMs: Number(r.exec_ms) }))
       const sum = (pattern: RegExp) => calls.filter((c) => pattern.test(c.query)).reduce((n, c) => n + c.calls, 0)
       return {
         walBytes,
@@ -645,7 +646,8 @@ interface Workload {
   readonly writeTxPerReq: number
   readonly rollbacksPerReq: number
   readonly walBytesPerReq: number
-  readonly topStatements: Array<{ readonly query: string; readonly perReq: number }>
+  /** Calls per request and mean execution time per call (pg_stat_statements' total_exec_time / calls, ms). */
+  readonly topStatements: Array<{ readonly query: string; readonly perReq: number; readonly execMsPerCall: number }>
   /** Monotonic clock (µs, as in a V8 CPU profile) at the start and end of the measurement. */
   readonly fromUs: number
   readonly toUs: number
@@ -729,7 +731,7 @@ const drive = async (service: Service, apiKey: string, shape: Shape, duration: n
     writeTxPerReq: (activity?.writeTransactions ?? NaN) / ok,
     rollbacksPerReq: (activity?.rollbacks ?? NaN) / ok,
     walBytesPerReq: (activity?.walBytes ?? NaN) / ok,
-    topStatements: (activity?.top ?? []).map((t) => ({ query: t.query, perReq: t.calls / ok })),
+    topStatements: (activity?.top ?? []).map((t) => ({ query: t.query, perReq: t.calls / ok, execMsPerCall: t.calls > 0 ? t.execMs / t.calls : 0 })),
     fromUs,
     toUs
   }
@@ -902,17 +904,16 @@ const main = async () => {
   log(`  withdrawals stored: ${pgRows} for ${pgOk} 2xx answers${pgRowsOk ? "" : " — MISMATCH"}`)
   const pgCheck = await ledgerCheck("PostgreSQL", { DATABASE_URL: serviceUrl })
 
-  let profile: { summary: ProfileSummary; file: string; workload: Workload; command: string } | undefined
-  if (profileRun) {
-    log("\nProfile: the service on PostgreSQL under --cpu-prof, withdraw spread only (a fresh database; figures not in the table)")
-    const profileUrl = await createDatabase(cluster, `pmm_bench_http_profile_${runTag}`)
+  type Profiled = { summary: ProfileSummary; file: string; workload: Workload; command: string }
+  /** The service under --cpu-prof on a fresh database: seeded, warmed up, the spread withdraw workload, SIGTERM. */
+  const profileService = async (label: string, env: Record<string, string>, dataDir: string | undefined, postmasterPid: number | undefined): Promise<Profiled> => {
     NodeFs.mkdirSync(profileDir, { recursive: true })
-    const profiled = await startService("PostgreSQL --cpu-prof", { DATABASE_URL: profileUrl }, { profileTo: profileDir })
+    const profiled = await startService(`${label} --cpu-prof`, env, { profileTo: profileDir, ...(dataDir === undefined ? {} : { dataDir }) })
     const profiledSeed = await seed(profiled)
     const profiledSpread = roundRobin(profiledSeed.customers)
-    await drive(profiled, profiledSeed.apiKey, withdrawShape("warm-up", profiledSpread), warmupSeconds, cluster.postmasterPid, true)
-    await checkpoint(cluster)
-    const workload = await drive(profiled, profiledSeed.apiKey, withdrawShape("withdraw spread (profiled)", profiledSpread), seconds, cluster.postmasterPid)
+    await drive(profiled, profiledSeed.apiKey, withdrawShape("warm-up", profiledSpread), warmupSeconds, postmasterPid, true)
+    if (postmasterPid !== undefined) await checkpoint(cluster)
+    const workload = await drive(profiled, profiledSeed.apiKey, withdrawShape("withdraw spread (profiled)", profiledSpread), seconds, postmasterPid)
     const stopMs = await profiled.stop()
     // One file per thread of the process (CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile): node 20 runs module
     // hooks (tsx under --import) on a thread of their own. The main thread is 0; the busiest one is summarised.
@@ -927,7 +928,19 @@ const main = async () => {
     log(`  stopped (SIGTERM) in ${fmt(stopMs, 0)} ms; profile of the spread workload's ${seconds} s window only (start-up and seeding left out)` +
       (summaries.length > 1 ? `; other threads' profiles: ${summaries.slice(1).map((s) => `${NodePath.basename(s.file)} busy ${fmt(s.summary.busyMs, 0)} ms`).join(", ")}` : "") + ":")
     for (const line of formatSummary(summary, { requests: workload.ok })) log(`  ${line}`)
-    profile = { summary, file, workload, command: profiled.command }
+    return { summary, file, workload, command: profiled.command }
+  }
+
+  let profile: Profiled | undefined
+  let liteProfile: Profiled | undefined
+  if (profileRun) {
+    log("\nProfile: the service on PostgreSQL under --cpu-prof, withdraw spread only (a fresh database; figures not in the table)")
+    const profileUrl = await createDatabase(cluster, `pmm_bench_http_profile_${runTag}`)
+    profile = await profileService("PostgreSQL", { DATABASE_URL: profileUrl }, undefined, cluster.postmasterPid)
+    log("\nProfile: the service on the embedded PGlite under --cpu-prof, withdraw spread only (a fresh data directory; the database's WebAssembly is in the same process)")
+    const liteProfileDir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "pmm-bench-http-pglite-profile-"))
+    onCleanup("remove the profiled PGlite data dir", () => NodeFs.rmSync(liteProfileDir, { recursive: true, force: true }))
+    liteProfile = await profileService("PGlite", {}, liteProfileDir, undefined)
   }
 
   log("\nService on the embedded PGlite")
@@ -1063,13 +1076,13 @@ const main = async () => {
     `pgbench client: TPC-B ${cpu(over(tpcbRuns, (r) => r.pgbenchCpuMsPerTx))}, select-only ${cpu(over(selectRuns, (r) => r.pgbenchCpuMsPerTx))} ms/tx.`)
   const top = pgWithdraws[0]?.topStatements ?? []
   if (top.length > 0) {
-    log(`Statements per withdrawal (spread, run 1), most frequent first:`)
-    for (const t of top) log(`  ${t.perReq.toFixed(2).padStart(6)}  ${t.query.slice(0, 150)}`)
+    log(`Statements per withdrawal (spread, run 1), most frequent first: calls per withdrawal, mean execution ms per call:`)
+    for (const t of top) log(`  ${t.perReq.toFixed(2).padStart(6)}  ${t.execMsPerCall.toFixed(3).padStart(7)}  ${t.query.slice(0, 140)}`)
   }
   const topHot = pgHots[0]?.topStatements ?? []
   if (topHot.length > 0) {
     log(`Statements per withdrawal (hot, run 1), most frequent first:`)
-    for (const t of topHot.slice(0, 8)) log(`  ${t.perReq.toFixed(2).padStart(6)}  ${t.query.slice(0, 150)}`)
+    for (const t of topHot.slice(0, 8)) log(`  ${t.perReq.toFixed(2).padStart(6)}  ${t.execMsPerCall.toFixed(3).padStart(7)}  ${t.query.slice(0, 140)}`)
   }
 
   NodeFs.mkdirSync(NodePath.dirname(outputFile), { recursive: true })
@@ -1098,6 +1111,7 @@ const main = async () => {
       readyExisting: { postgres: pgReady, pglite: liteReady }, goals
     },
     profile: profile === undefined ? null : { file: profile.file, command: profile.command, workload: profile.workload, summary: profile.summary },
+    pgliteProfile: liteProfile === undefined ? null : { file: liteProfile.file, command: liteProfile.command, workload: liteProfile.workload, summary: liteProfile.summary },
     table: rows,
     runSeconds,
     ok: !failed

@@ -30,6 +30,8 @@ export const categories = [
   "@effect/platform*",
   "other @effect/*",
   "pg / pg-protocol",
+  "PGlite WebAssembly",
+  "PGlite JS",
   "node internals",
   "GC",
   "app code",
@@ -102,6 +104,7 @@ export const categorize = (frame: CallFrame): Category => {
   const name = frame.functionName
   if (name === "(garbage collector)") return "GC"
   if (name === "(program)" || name === "(root)") return "native / (program)"
+  if (frame.url.startsWith("wasm://")) return "PGlite WebAssembly"
   const path = pathOf(frame.url)
   // Native functions without a script: node's stream bindings (socket writes and reads) are node internals; the rest
   // (JSON.parse, RegExp, ...) other.
@@ -115,6 +118,7 @@ export const categorize = (frame: CallFrame): Category => {
     if (rest.startsWith("@effect/platform")) return "@effect/platform*"
     if (rest.startsWith("@effect/")) return "other @effect/*"
     if (/^(pg|pg-protocol|pg-pool|pg-types|pg-connection-string|pgpass|postgres-[a-z]+)\//.test(rest)) return "pg / pg-protocol"
+    if (rest.startsWith("@electric-sql/") || rest.startsWith("async-mutex/")) return "PGlite JS"
     return "other"
   }
   if (/\/(src|dist|simulators)\//.test(path)) return "app code"
