@@ -1,4 +1,7 @@
-import { Option, Redacted } from "effect"
+import { Effect, Option, Redacted } from "effect"
+import { ServiceClock } from "../src/clock/ServiceClock.js"
+import { Jobs } from "../src/jobs/Jobs.js"
+import * as WebhooksRepo from "../src/webhooks/WebhooksRepo.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { customerBody, databaseKind, startTestApp, type TestApp } from "./support/TestApp.js"
 import { eventually, type Receiver, startReceiver } from "./support/WebhookReceiver.js"
@@ -197,6 +200,41 @@ describe("a clock per partner", () => {
     const dueAfter = await app.request("GET", "/sandbox/clock/due?seconds=1800", { apiKey: b.apiKey })
     expect(dueAfter.body.data).toEqual(dueBefore.body.data)
     expect(await chargeStatus(b, pending.id)).toBe("PENDING")
+  })
+
+  it("the daemons sleep until an advanced partner's next job and retry fall due on the instance's clock", async () => {
+    const own = await startTestApp()
+    const target = await startReceiver(() => 500)
+    receivers.push(target)
+    try {
+      const partner = await own.newPartner()
+      expect((await own.request("PUT", "/partner/v1/webhook", { apiKey: partner.apiKey, body: { url: target.url } })).status).toBe(200)
+      expect((await own.request("POST", "/sandbox/clock/advance", { apiKey: partner.apiKey, body: { seconds: 86_400 } })).status).toBe(200)
+      expect((await own.request("PUT", "/sandbox/rails/bank", { apiKey: partner.apiKey, body: { mode: "manual" } })).status).toBe(200)
+      const created = await own.request("POST", "/partner/v1/customers", { apiKey: partner.apiKey, body: customerBody({ country: "NG" }) })
+      expect(created.status).toBe(201)
+      const customerId = created.body.data.id as string
+      expect((await own.request("POST", `/partner/v1/customers/${customerId}/funding/charge`, { apiKey: partner.apiKey, body: { amount: 100 } })).status).toBe(201)
+      // The customer.registered delivery failed once: its retry is 30 s later on the partner's clock.
+      await eventually(async () => {
+        const delivery = await own.request("GET", `/partner/v1/webhook/deliveries?limit=1&status=PENDING`, { apiKey: partner.apiKey })
+        return delivery.body.data.some((d: { attempts: number }) => d.attempts >= 1) ? true : undefined
+      }, "a failed first attempt")
+      const { instanceNow, jobAt, retryAt } = await own.run(Effect.gen(function*() {
+        const clock = yield* ServiceClock
+        const jobs = yield* Jobs
+        const repo = yield* WebhooksRepo.make
+        return { instanceNow: yield* clock.instanceNow, jobAt: yield* jobs.nextDueAt, retryAt: yield* repo.nextDueAt }
+      }))
+      // The charge expires 30 minutes after it was made on the partner's clock (a day ahead): on the instance's
+      // clock, 30 minutes from now; the retry 30 seconds from the first attempt. Not a day later.
+      expect(Option.getOrThrow(jobAt).getTime() - instanceNow.getTime()).toBe(30 * 60 * 1000)
+      const retryIn = retryAt!.getTime() - instanceNow.getTime()
+      expect(retryIn).toBeGreaterThan(0)
+      expect(retryIn).toBeLessThanOrEqual(30_000)
+    } finally {
+      await own.close()
+    }
   })
 
   it.skipIf(databaseKind() !== "postgres")("another process on the same database reads a partner's advance within its re-read interval; other partners stay put", async () => {

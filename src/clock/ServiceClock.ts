@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type Statement } from "@effect/sql"
 import { Context, Deferred, Duration, Effect, FiberRef, Layer, Ref } from "effect"
 
 /**
@@ -66,20 +66,14 @@ export const partnerTimeSql = (sql: SqlClient.SqlClient, instanceNow: Date, part
   }), 0) * interval '1 millisecond')`
 
 /**
- * The same instant read by the partner furthest ahead: an upper bound on every row's partner time, which the due
- * indexes can use (`run_at <= bound AND run_at <= partner time`).
+ * When the earliest pending row of the partners that advanced their own clocks falls due on the instance's clock:
+ * `perPartner` is a `SELECT min(<due column>) AS at ...` of one partner's pending rows, correlated on `o.partner_id`
+ * (`partner_clock_offsets o`). A daemon takes the least of this and the plain `min(<due column>)` over every row: a
+ * row of an advanced partner is due on the instance's clock no later than at its own due time, so the least of the
+ * two is the earliest due time, and both read indexes (no expression over every pending row).
  */
-export const furthestPartnerTimeSql = (sql: SqlClient.SqlClient, instanceNow: Date) =>
-  sql`(${instanceNow}::timestamptz + (SELECT coalesce(max(offset_ms), 0) FROM partner_clock_offsets) * interval '1 millisecond')`
-
-/**
- * A row's due time as the instance's time: when the instance clock reaches it, the row's partner's clock reads
- * `column`. What a daemon sleeps until.
- */
-export const instanceTimeSql = (sql: SqlClient.SqlClient, column: string, partnerColumn: string) =>
-  sql`(${sql.literal(column)} - coalesce((SELECT o.offset_ms FROM partner_clock_offsets o WHERE o.partner_id = ${
-    sql.literal(partnerColumn)
-  }), 0) * interval '1 millisecond')`
+export const earliestOfAdvancedPartners = (sql: SqlClient.SqlClient, perPartner: Statement.Fragment | Statement.Statement<unknown>) =>
+  sql`(SELECT min(m.at - o.offset_ms * interval '1 millisecond') FROM partner_clock_offsets o CROSS JOIN LATERAL (${perPartner}) m)`
 
 /**
  * The longest a sleeper waits before re-reading the clock, and how often the stored offsets are read again: bounds

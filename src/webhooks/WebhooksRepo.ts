@@ -1,6 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { furthestPartnerTimeSql, instanceTimeSql, partnerTimeSql } from "../clock/ServiceClock.js"
+import { earliestOfAdvancedPartners, partnerTimeSql } from "../clock/ServiceClock.js"
 import { DeliveryStatus } from "./Api.js"
 import { orDieOnRow } from "../db/Rows.js"
 
@@ -186,12 +186,21 @@ export const make = Effect.gen(function*() {
     execute: (args) =>
       sql`
         WITH candidates AS (
-          SELECT event_id, partner_id, next_attempt_at, seq FROM webhook_deliveries
-          WHERE status = 'PENDING' AND next_attempt_at <= ${furthestPartnerTimeSql(sql, args.now)}
-            AND next_attempt_at <= ${partnerTimeSql(sql, args.now, "webhook_deliveries.partner_id")}
+          -- Due on the instance's clock, so on every partner's (a partner's clock is never behind it) ...
+          (SELECT event_id, partner_id, next_attempt_at, seq FROM webhook_deliveries
+          WHERE status = 'PENDING' AND next_attempt_at <= ${args.now}
             AND (lease_until IS NULL OR lease_until <= now())
             ${args.excludedPartners.length === 0 ? sql`` : sql`AND partner_id NOT IN ${sql.in(args.excludedPartners)}`}
-          ORDER BY next_attempt_at, seq LIMIT ${claimWindow(args.limit)}
+          ORDER BY next_attempt_at, seq LIMIT ${claimWindow(args.limit)})
+          UNION ALL
+          -- ... and due only on the clock of a partner that advanced its own (docs/sandbox.md "A clock per partner").
+          (SELECT d.event_id, d.partner_id, d.next_attempt_at, d.seq
+          FROM partner_clock_offsets o JOIN webhook_deliveries d ON d.partner_id = o.partner_id
+          WHERE d.status = 'PENDING' AND d.next_attempt_at > ${args.now}
+            AND d.next_attempt_at <= ${args.now}::timestamptz + o.offset_ms * interval '1 millisecond'
+            AND (d.lease_until IS NULL OR d.lease_until <= now())
+            ${args.excludedPartners.length === 0 ? sql`` : sql`AND d.partner_id NOT IN ${sql.in(args.excludedPartners)}`}
+          ORDER BY d.next_attempt_at, d.seq LIMIT ${claimWindow(args.limit)})
         ), picked AS (
           SELECT event_id FROM (
             SELECT event_id, partner_id, next_attempt_at, seq,
@@ -252,8 +261,13 @@ export const make = Effect.gen(function*() {
     Result: Schema.Struct({ nextAt: Schema.NullOr(Schema.DateFromSelf) }),
     execute: () =>
       sql`
-        SELECT min(${instanceTimeSql(sql, "next_attempt_at", "webhook_deliveries.partner_id")}) AS next_at FROM webhook_deliveries
-        WHERE status = 'PENDING' AND (lease_until IS NULL OR lease_until <= now())`
+        SELECT least(
+          (SELECT min(next_attempt_at) FROM webhook_deliveries
+           WHERE status = 'PENDING' AND (lease_until IS NULL OR lease_until <= now())),
+          ${earliestOfAdvancedPartners(sql, sql`
+            SELECT min(next_attempt_at) AS at FROM webhook_deliveries
+            WHERE partner_id = o.partner_id AND status = 'PENDING' AND (lease_until IS NULL OR lease_until <= now())`)}
+        ) AS next_at`
   })
   const page = SqlSchema.findAll({
     Request: Schema.Struct({

@@ -14,6 +14,7 @@ import globalSends from "./0014_global_sends.js"
 import console_ from "./0015_console.js"
 import webhookChaos from "./0016_webhook_chaos.js"
 import partnerClocks from "./0017_partner_clocks.js"
+import partnerClockIndexes from "./0018_partner_clock_indexes.js"
 
 /** Every migration, in order; statically imported so that tsx, vitest and compiled code load the same set. */
 export const migrations = {
@@ -32,5 +33,6 @@ export const migrations = {
   "0014_global_sends": globalSends,
   "0015_console": console_,
   "0016_webhook_chaos": webhookChaos,
-  "0017_partner_clocks": partnerClocks
+  "0017_partner_clocks": partnerClocks,
+  "0018_partner_clock_indexes": partnerClockIndexes
 }
