@@ -74,6 +74,8 @@ export const batchMax = 50
 export const drainJobsMax = 5_000
 /** Delay before retry n (1-based) on the service clock: 30 s, 60 s, 120 s, ... capped at one hour. */
 export const retryDelaySeconds = (attempt: number) => Math.min(30 * 2 ** Math.max(0, attempt - 1), 3_600)
+/** Rows of each advanced partner one claim considers (the first unlocked one is taken; others may be running elsewhere). */
+const aheadCandidates = 8
 /** Longest real-time idle wait between checks: covers a wake-up that arrived before the scheduling commit. */
 const idlePollMs = 1_000
 const lastErrorMaxChars = 2_000
@@ -173,12 +175,18 @@ export const layer = Layer.effect(
       Request: ClaimRequest,
       Result: Job,
       execute: ({ kinds, now }) =>
+        // Each advanced partner's earliest few through its (partner, run_at) index, then the earliest unlocked one.
         sql`
-          SELECT ${sql.literal(columns.split(", ").map((column) => `j.${column}`).join(", "))}
-          FROM partner_clock_offsets o JOIN jobs j ON j.partner_id = o.partner_id
-          WHERE j.status = 'PENDING' AND j.kind IN ${sql.in(kinds)}
-            AND j.run_at <= ${now}::timestamptz + o.offset_ms * interval '1 millisecond'
-          ORDER BY j.run_at, j.seq LIMIT 1 FOR UPDATE OF j SKIP LOCKED`
+          SELECT ${sql.literal(columns)} FROM jobs
+          WHERE status = 'PENDING' AND id IN (
+            SELECT c.id FROM partner_clock_offsets o CROSS JOIN LATERAL (
+              SELECT id FROM jobs
+              WHERE partner_id = o.partner_id AND status = 'PENDING' AND kind IN ${sql.in(kinds)}
+                AND run_at <= ${now}::timestamptz + o.offset_ms * interval '1 millisecond'
+              ORDER BY run_at, seq LIMIT ${aheadCandidates}
+            ) c
+          )
+          ORDER BY run_at, seq LIMIT 1 FOR UPDATE SKIP LOCKED`
     })
     const earliestDue = SqlSchema.single({
       Request: Schema.Array(Schema.String),

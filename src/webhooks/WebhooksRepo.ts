@@ -194,12 +194,16 @@ export const make = Effect.gen(function*() {
           ORDER BY next_attempt_at, seq LIMIT ${claimWindow(args.limit)})
           UNION ALL
           -- ... and due only on the clock of a partner that advanced its own (docs/sandbox.md "A clock per partner").
+          -- Each advanced partner's earliest through its (partner, next_attempt_at) index.
           (SELECT d.event_id, d.partner_id, d.next_attempt_at, d.seq
-          FROM partner_clock_offsets o JOIN webhook_deliveries d ON d.partner_id = o.partner_id
-          WHERE d.status = 'PENDING' AND d.next_attempt_at > ${args.now}
-            AND d.next_attempt_at <= ${args.now}::timestamptz + o.offset_ms * interval '1 millisecond'
-            AND (d.lease_until IS NULL OR d.lease_until <= now())
-            ${args.excludedPartners.length === 0 ? sql`` : sql`AND d.partner_id NOT IN ${sql.in(args.excludedPartners)}`}
+          FROM partner_clock_offsets o CROSS JOIN LATERAL (
+            SELECT event_id, partner_id, next_attempt_at, seq FROM webhook_deliveries
+            WHERE partner_id = o.partner_id AND status = 'PENDING' AND next_attempt_at > ${args.now}
+              AND next_attempt_at <= ${args.now}::timestamptz + o.offset_ms * interval '1 millisecond'
+              AND (lease_until IS NULL OR lease_until <= now())
+            ORDER BY next_attempt_at, seq LIMIT ${claimWindow(args.limit)}
+          ) d
+          ${args.excludedPartners.length === 0 ? sql`` : sql`WHERE o.partner_id NOT IN ${sql.in(args.excludedPartners)}`}
           ORDER BY d.next_attempt_at, d.seq LIMIT ${claimWindow(args.limit)})
         ), picked AS (
           SELECT event_id FROM (
