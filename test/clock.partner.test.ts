@@ -224,7 +224,7 @@ describe("a clock per partner", () => {
         const clock = yield* ServiceClock
         const jobs = yield* Jobs
         const repo = yield* WebhooksRepo.make
-        return { instanceNow: yield* clock.instanceNow, jobAt: yield* jobs.nextDueAt, retryAt: yield* repo.nextDueAt }
+        return { instanceNow: yield* clock.instanceNow, jobAt: yield* jobs.nextDueAt, retryAt: yield* repo.nextDueAt(yield* clock.partnersAhead) }
       }))
       // The charge expires 30 minutes after it was made on the partner's clock (a day ahead): on the instance's
       // clock, 30 minutes from now; the retry 30 seconds from the first attempt. Not a day later.

@@ -23,6 +23,11 @@ export interface ServiceClockShape {
   /** A partner's own offset over the instance's time (0 for a partner that never advanced its clock). */
   readonly partnerOffsetMs: (partnerId: string) => Effect.Effect<number>
   /**
+   * Whether some partner has advanced its own clock, as this process knows (its own advances, and the stored offsets
+   * it reads again every few seconds): without one, the daemons read due work exactly as on one clock.
+   */
+  readonly partnersAhead: Effect.Effect<boolean>
+  /**
    * Moves the current fiber's partner's clock forward (the instance's clock, so every partner's, when it acts for
    * no partner), runs the drains, and returns the new reading.
    */
@@ -170,6 +175,7 @@ export const make = (
       offsetMs,
       instanceNow,
       partnerOffsetMs,
+      partnersAhead: Effect.sync(() => partnerOffsets.size > 0),
       advance,
       sleepUntil,
       nextAdvance,

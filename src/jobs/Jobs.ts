@@ -189,15 +189,17 @@ export const layer = Layer.effect(
           ORDER BY run_at, seq LIMIT 1 FOR UPDATE SKIP LOCKED`
     })
     const earliestDue = SqlSchema.single({
-      Request: Schema.Array(Schema.String),
+      Request: Schema.Struct({ kinds: Schema.Array(Schema.String), partnersAhead: Schema.Boolean }),
       Result: Schema.Struct({ runAt: Schema.NullOr(Schema.DateFromSelf) }),
-      execute: (kinds) =>
-        sql`
-          SELECT least(
-            (SELECT min(run_at) FROM jobs WHERE status = 'PENDING' AND kind IN ${sql.in(kinds)}),
-            ${earliestOfAdvancedPartners(sql, sql`
-              SELECT min(run_at) AS at FROM jobs WHERE partner_id = o.partner_id AND status = 'PENDING' AND kind IN ${sql.in(kinds)}`)}
-          ) AS run_at`
+      execute: ({ kinds, partnersAhead }) =>
+        partnersAhead
+          ? sql`
+            SELECT least(
+              (SELECT min(run_at) FROM jobs WHERE status = 'PENDING' AND kind IN ${sql.in(kinds)}),
+              ${earliestOfAdvancedPartners(sql, sql`
+                SELECT min(run_at) AS at FROM jobs WHERE partner_id = o.partner_id AND status = 'PENDING' AND kind IN ${sql.in(kinds)}`)}
+            ) AS run_at`
+          : sql`SELECT min(run_at) AS run_at FROM jobs WHERE status = 'PENDING' AND kind IN ${sql.in(kinds)}`
     })
     const findJob = SqlSchema.findOne({
       Request: Schema.String,
@@ -256,7 +258,7 @@ export const layer = Layer.effect(
         // Due by each job's partner's own clock (docs/sandbox.md "A clock per partner").
         const now = yield* clock.instanceNow
         const plain = yield* orDieOnRow(claimDue({ now, kinds }))
-        const due = Option.isSome(plain) ? plain : yield* orDieOnRow(claimDueAhead({ now, kinds }))
+        const due = Option.isSome(plain) || !(yield* clock.partnersAhead) ? plain : yield* orDieOnRow(claimDueAhead({ now, kinds }))
         if (Option.isNone(due)) return false
         const job = due.value
         yield* Ref.set(claimed, due)
@@ -324,7 +326,7 @@ export const layer = Layer.effect(
     const nextDueAt = Effect.gen(function*() {
       const kinds = yield* registeredKinds
       if (kinds.length === 0) return Option.none<Date>()
-      const { runAt } = yield* orDieOnRow(earliestDue(kinds))
+      const { runAt } = yield* orDieOnRow(earliestDue({ kinds, partnersAhead: yield* clock.partnersAhead }))
       return Option.fromNullable(runAt)
     })
 

@@ -165,6 +165,7 @@ export const layer = Layer.scopedDiscard(Effect.gen(function*() {
     const claimed = yield* repo.claimDue({
       // Due by each delivery's partner's own clock (docs/sandbox.md "A clock per partner").
       now: yield* clock.instanceNow,
+      partnersAhead: yield* clock.partnersAhead,
       limit: free,
       perPartnerMax,
       excludedPartners,
@@ -210,7 +211,7 @@ export const layer = Layer.scopedDiscard(Effect.gen(function*() {
     }
   })
 
-  const nextDueAt = repo.nextDueAt.pipe(
+  const nextDueAt = Effect.flatMap(clock.partnersAhead, repo.nextDueAt).pipe(
     Effect.catchTag("SqlError", (error) => Effect.as(Effect.logError("reading the next webhook due time failed", error), null))
   )
 

@@ -172,6 +172,8 @@ export const make = Effect.gen(function*() {
   })
   const ClaimRequest = Schema.Struct({
     now: Schema.DateFromSelf,
+    /** Some partner advanced its own clock (ServiceClock.partnersAhead): read the rows due only on such a clock too. */
+    partnersAhead: Schema.optional(Schema.Boolean),
     limit: Schema.Int,
     perPartnerMax: Schema.Int,
     excludedPartners: Schema.Array(Schema.String),
@@ -192,7 +194,7 @@ export const make = Effect.gen(function*() {
             AND (lease_until IS NULL OR lease_until <= now())
             ${args.excludedPartners.length === 0 ? sql`` : sql`AND partner_id NOT IN ${sql.in(args.excludedPartners)}`}
           ORDER BY next_attempt_at, seq LIMIT ${claimWindow(args.limit)})
-          UNION ALL
+          ${args.partnersAhead !== true ? sql`` : sql`UNION ALL
           -- ... and due only on the clock of a partner that advanced its own (docs/sandbox.md "A clock per partner").
           -- Each advanced partner's earliest through its (partner, next_attempt_at) index.
           (SELECT d.event_id, d.partner_id, d.next_attempt_at, d.seq
@@ -204,7 +206,7 @@ export const make = Effect.gen(function*() {
             ORDER BY next_attempt_at, seq LIMIT ${claimWindow(args.limit)}
           ) d
           ${args.excludedPartners.length === 0 ? sql`` : sql`WHERE o.partner_id NOT IN ${sql.in(args.excludedPartners)}`}
-          ORDER BY d.next_attempt_at, d.seq LIMIT ${claimWindow(args.limit)})
+          ORDER BY d.next_attempt_at, d.seq LIMIT ${claimWindow(args.limit)})`}
         ), picked AS (
           SELECT event_id FROM (
             SELECT event_id, partner_id, next_attempt_at, seq,
@@ -216,7 +218,9 @@ export const make = Effect.gen(function*() {
         ), locked AS (
           SELECT event_id FROM webhook_deliveries
           WHERE event_id IN (SELECT event_id FROM picked)
-            AND status = 'PENDING' AND next_attempt_at <= ${partnerTimeSql(sql, args.now, "webhook_deliveries.partner_id")}
+            AND status = 'PENDING' AND next_attempt_at <= ${
+          args.partnersAhead === true ? partnerTimeSql(sql, args.now, "webhook_deliveries.partner_id") : sql`${args.now}`
+        }
             AND (lease_until IS NULL OR lease_until <= now())
           FOR UPDATE SKIP LOCKED
         )
@@ -261,17 +265,21 @@ export const make = Effect.gen(function*() {
       WHERE d.event_id = r.event_id AND d.lease_token = r.lease_token
       RETURNING d.event_id`.pipe(Effect.map((rows) => new Set(rows.map((row) => row.eventId))))
   const nextDueAt = SqlSchema.single({
-    Request: Schema.Void,
+    Request: Schema.Boolean,
     Result: Schema.Struct({ nextAt: Schema.NullOr(Schema.DateFromSelf) }),
-    execute: () =>
-      sql`
-        SELECT least(
-          (SELECT min(next_attempt_at) FROM webhook_deliveries
-           WHERE status = 'PENDING' AND (lease_until IS NULL OR lease_until <= now())),
-          ${earliestOfAdvancedPartners(sql, sql`
-            SELECT min(next_attempt_at) AS at FROM webhook_deliveries
-            WHERE partner_id = o.partner_id AND status = 'PENDING' AND (lease_until IS NULL OR lease_until <= now())`)}
-        ) AS next_at`
+    execute: (partnersAhead) =>
+      partnersAhead
+        ? sql`
+          SELECT least(
+            (SELECT min(next_attempt_at) FROM webhook_deliveries
+             WHERE status = 'PENDING' AND (lease_until IS NULL OR lease_until <= now())),
+            ${earliestOfAdvancedPartners(sql, sql`
+              SELECT min(next_attempt_at) AS at FROM webhook_deliveries
+              WHERE partner_id = o.partner_id AND status = 'PENDING' AND (lease_until IS NULL OR lease_until <= now())`)}
+          ) AS next_at`
+        : sql`
+          SELECT min(next_attempt_at) AS next_at FROM webhook_deliveries
+          WHERE status = 'PENDING' AND (lease_until IS NULL OR lease_until <= now())`
   })
   const page = SqlSchema.findAll({
     Request: Schema.Struct({
@@ -385,7 +393,8 @@ export const make = Effect.gen(function*() {
     recordAttempt: (record: AttemptRecord) => orDieOnRow(recordAttempt(record)),
 
     /** The earliest due time of a pending delivery not in flight (rows of a crashed process come back via the poll). */
-    nextDueAt: orDieOnRow(nextDueAt(undefined)).pipe(Effect.map((row) => row.nextAt)),
+    /** The earliest due time of a pending, unleased delivery, on the instance's clock (see `partnersAhead`). */
+    nextDueAt: (partnersAhead: boolean) => orDieOnRow(nextDueAt(partnersAhead)).pipe(Effect.map((row) => row.nextAt)),
 
     page: (partnerId: string, status: DeliveryStatus | undefined, beforeSeq: string | undefined, limit: number) =>
       orDieOnRow(page({ partnerId, status, beforeSeq, limit })),
