@@ -186,12 +186,12 @@ export const decideKybInTransaction = (partnerRef: string, decision: KybDecision
         message: `KYB is ${partner === undefined ? "unknown (no such partner)" : stageOf(partner)}: compliance decides only a KYB UNDER_REVIEW`
       })
     }
-    if (decision.decision === "RESUBMISSION_REQUESTED") {
-      yield* repo.setSubmitted(partner.id, null)
-      yield* partners.setKyb(partner.id, "PENDING", decision.reason ?? null)
-    } else {
-      yield* partners.setKyb(partner.id, decision.decision, decision.decision === "APPROVED" ? null : decision.reason ?? null)
-    }
+    // On the partner's clock, whoever decides (the operator command has no partner of its own).
+    yield* forPartner(partner.id)(
+      decision.decision === "RESUBMISSION_REQUESTED"
+        ? Effect.zipRight(repo.setSubmitted(partner.id, null), partners.setKyb(partner.id, "PENDING", decision.reason ?? null))
+        : partners.setKyb(partner.id, decision.decision, decision.decision === "APPROVED" ? null : decision.reason ?? null)
+    )
     return partner.id
   })
 
