@@ -84,6 +84,13 @@ describe("a clock per partner", () => {
     expect(await app.query("SELECT partner_id FROM partner_clock_offsets WHERE partner_id = $1", [b.partnerId])).toEqual([])
   })
 
+  it("concurrent advances of one partner add up", async () => {
+    const a = await app.newPartner()
+    const replies = await Promise.all(Array.from({ length: 5 }, () => app.request("POST", "/sandbox/clock/advance", { apiKey: a.apiKey, body: { seconds: 60 } })))
+    expect(replies.map((reply) => reply.status)).toEqual([200, 200, 200, 200, 200])
+    expect((await clock(a.apiKey)).partnerOffsetSeconds).toBe(300)
+  })
+
   it("records are stamped on their partner's clock", async () => {
     const a = await newCustomer()
     const b = await newCustomer()

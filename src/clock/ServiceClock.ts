@@ -133,11 +133,14 @@ export const make = (
       Effect.gen(function*() {
         const deltaMs = Math.round(seconds * 1000)
         const partnerId = yield* FiberRef.get(ClockPartner)
+        // Offsets only grow: of two concurrent advances, whichever answer arrives last keeps the larger offset.
         if (partnerId === undefined) {
-          yield* Ref.set(instanceOffset, yield* store.advanceInstance(deltaMs))
+          const stored = yield* store.advanceInstance(deltaMs)
+          yield* Ref.update(instanceOffset, (current) => Math.max(current, stored))
         } else {
           const key = partnerId.toLowerCase()
-          partnerOffsets.set(key, yield* store.advancePartner(key, deltaMs))
+          const stored = yield* store.advancePartner(key, deltaMs)
+          partnerOffsets.set(key, Math.max(partnerOffsets.get(key) ?? 0, stored))
         }
         const fresh = yield* Deferred.make<void>()
         const previous = yield* Ref.getAndSet(advanced, fresh)
@@ -164,11 +167,11 @@ export const make = (
       }
       if (moved) yield* Deferred.succeed(yield* Ref.getAndSet(advanced, yield* Deferred.make<void>()), undefined)
     })
-    yield* Effect.forkScoped(
-      Effect.forever(Effect.zipRight(Effect.sleep(Duration.millis(recheckMs)), refresh)).pipe(
-        Effect.catchAllCause((cause) => Effect.logError("reading the stored clock offsets failed", cause))
-      )
-    )
+    yield* Effect.forkScoped(Effect.forever(Effect.zipRight(
+      Effect.sleep(Duration.millis(recheckMs)),
+      // A failed read is tried again at the next interval.
+      refresh.pipe(Effect.catchAllCause((cause) => Effect.logError("reading the stored clock offsets failed", cause)))
+    )))
     return ServiceClock.of({
       now: Effect.map(nowMillis, (ms) => new Date(ms)),
       nowMillis,
