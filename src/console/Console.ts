@@ -6,7 +6,7 @@ import { Keys } from "../crypto/Keys.js"
 import { orDieOnRow } from "../db/Rows.js"
 import { EventBus, transaction } from "../events/Events.js"
 import { BadRequest, type PartnerNotApproved, Unauthorized } from "../http/ApiError.js"
-import { Ids } from "../ids/Ids.js"
+import { Ids, isUuid } from "../ids/Ids.js"
 import { Partners } from "../partners/Partners.js"
 import type { KeyListRow } from "../partners/PartnersRepo.js"
 import { Webhooks } from "../webhooks/Webhooks.js"
@@ -180,7 +180,7 @@ export const decideKybInTransaction = (partnerRef: string, decision: KybDecision
     }
     const byEmail = partnerRef.includes("@") ? Option.getOrUndefined(yield* repo.userByEmail(partnerRef.trim().toLowerCase())) : undefined
     const partnerId = byEmail?.partnerId ?? partnerRef
-    const partner = /^[0-9a-f-]{36}$/i.test(partnerId) ? Option.getOrUndefined(yield* repo.partner(partnerId.toLowerCase())) : undefined
+    const partner = isUuid(partnerId) ? Option.getOrUndefined(yield* repo.partner(partnerId.toLowerCase())) : undefined
     if (partner === undefined || stageOf(partner) !== "UNDER_REVIEW") {
       return yield* new KybNotUnderReview({
         message: `KYB is ${partner === undefined ? "unknown (no such partner)" : stageOf(partner)}: compliance decides only a KYB UNDER_REVIEW`
@@ -228,7 +228,7 @@ export const layer = Layer.effect(
       transaction(effect).pipe(
         Effect.provideService(SqlClient.SqlClient, sql),
         Effect.provideService(EventBus, bus),
-        Effect.catchAll((error: unknown) => (error instanceof SqlError.SqlError ? Effect.die(error) : Effect.fail(error as Exclude<E, SqlError.SqlError>)))
+        Effect.catchIf((error): error is SqlError.SqlError => error instanceof SqlError.SqlError, Effect.die)
       )
 
     const normalise = (email: string) => email.trim().toLowerCase()
@@ -417,23 +417,22 @@ export const layer = Layer.effect(
 
     const listKeys = (session: ConsoleSession) => Effect.map(partners.listKeys(session.partnerId), (rows) => rows.map(toKeyView))
 
+    /** The session's partner, refused unless its KYB is approved. */
+    const approved = (session: ConsoleSession) =>
+      Effect.flatMap(partners.find(session.partnerId), Option.match({
+        onNone: () => Effect.dieMessage(`console: partner ${session.partnerId} vanished`),
+        onSome: partners.requireApproved
+      }))
+
     const rotateKey = (session: ConsoleSession) =>
-      Effect.gen(function*() {
-        const partner = Option.getOrUndefined(yield* partners.find(session.partnerId))
-        if (partner === undefined) return yield* Effect.dieMessage(`console: partner ${session.partnerId} vanished`)
-        yield* partners.requireApproved(partner)
-        const issued = yield* partners.rotateKey(session.partnerId)
-        return { apiKey: issued.apiKey, key: toKeyView(issued.key) }
-      })
+      Effect.zipRight(
+        approved(session),
+        Effect.map(partners.rotateKey(session.partnerId), (issued) => ({ apiKey: issued.apiKey, key: toKeyView(issued.key) }))
+      )
 
     /** Only an approved partner has webhooks to receive: before, the service POSTs nothing anywhere for it. */
     const updateWebhook = (session: ConsoleSession, url: string, secret: string | undefined) =>
-      Effect.gen(function*() {
-        const partner = Option.getOrUndefined(yield* partners.find(session.partnerId))
-        if (partner === undefined) return yield* Effect.dieMessage(`console: partner ${session.partnerId} vanished`)
-        yield* partners.requireApproved(partner)
-        return yield* webhooks.setUrl(session.partnerId, url, secret)
-      })
+      Effect.zipRight(approved(session), webhooks.setUrl(session.partnerId, url, secret))
 
     return Console.of({ signUp, signIn, refresh, authenticate, signOut, view, setCompany, submitKyb, decideKyb, listKeys, rotateKey, updateWebhook })
   })

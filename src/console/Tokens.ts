@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import { decodeJwt, jwtVerify, SignJWT } from "jose"
+import { isUuid } from "../ids/Ids.js"
 
 /**
  * Console access tokens: HS256 JWTs (jose) signed with a key derived from the service's master key
@@ -49,7 +50,7 @@ export const verify = (key: Uint8Array, token: string, now: Date) =>
 export const unverifiedPartnerId = (token: string): string | undefined => {
   try {
     const pid = decodeJwt(token).pid
-    return typeof pid === "string" && /^[0-9a-f-]{36}$/i.test(pid) ? pid : undefined
+    return typeof pid === "string" && isUuid(pid) ? pid : undefined
   } catch {
     return undefined
   }

@@ -26,7 +26,7 @@ import { type PayoutOutcome, PayoutPartners, PayoutSubmissions } from "../rails/
 import type { Corridor } from "../reference/Corridors.js"
 import { usdtToFiat } from "../trading/Pricing.js"
 import type { PayoutOutcome as BankOutcome } from "../rails/Bank.js"
-import { Withdrawals } from "../withdrawals/Withdrawals.js"
+import { type OneOffAccount, Withdrawals } from "../withdrawals/Withdrawals.js"
 import type { WithdrawalRow } from "../withdrawals/WithdrawalsRepo.js"
 import {
   type GlobalSend,
@@ -190,8 +190,8 @@ export const layer = Layer.effect(
         updatedAt: now
       }))
 
-    const record = (customer: CustomerRow, draft: GlobalSendsRepo.NewGlobalSendRow, type: "global_send.initiated") =>
-      outbox.record({ partnerId: customer.partnerId, customerId: customer.id, type, data: eventData(toGlobalSend(draft)) })
+    const record = (row: GlobalSendsRepo.NewGlobalSendRow, type: "global_send.initiated" | "global_send.completed" | "global_send.failed") =>
+      outbox.record({ partnerId: row.partnerId, customerId: row.customerId, type, data: eventData(toGlobalSend(row)) })
 
     // ---------------------------------------------------------------------------------------------------------------
     // Cross-border
@@ -249,7 +249,7 @@ export const layer = Layer.effect(
           reservationId: null,
           withdrawalId: null
         }
-        const event = yield* record(customer, draft, "global_send.initiated")
+        const event = yield* record(draft, "global_send.initiated")
         const reservation = yield* ledger.reserve({
           partnerId: customer.partnerId,
           customerId: customer.id,
@@ -320,7 +320,7 @@ export const layer = Layer.effect(
       body: GlobalSendBody,
       reference: string,
       beneficiary: Readonly<Record<string, unknown>>,
-      account: { readonly bankCode: string; readonly accountNumber: string; readonly bankName: string; readonly accountName: string }
+      account: OneOffAccount
     ) => (id: string) =>
       Effect.gen(function*() {
         const withdrawal = yield* withdrawals.payoutTo(customer, { reference, amount: body.amount, account }).pipe(
@@ -345,7 +345,7 @@ export const layer = Layer.effect(
           reservationId: null,
           withdrawalId: withdrawal.id
         }
-        yield* record(customer, draft, "global_send.initiated")
+        yield* record(draft, "global_send.initiated")
         return toGlobalSend(yield* repo.insert(draft))
       })
 
@@ -397,9 +397,6 @@ export const layer = Layer.effect(
     // ---------------------------------------------------------------------------------------------------------------
     // Outcomes
 
-    const settleEvent = (row: GlobalSendsRepo.GlobalSendRow, type: "global_send.completed" | "global_send.failed") =>
-      outbox.record({ partnerId: row.partnerId, customerId: row.customerId, type, data: eventData(toGlobalSend(row)) })
-
     /** A cross-border send's outcome, its customer locked. */
     const apply = (row: GlobalSendsRepo.GlobalSendRow, outcome: PayoutOutcome) =>
       Effect.gen(function*() {
@@ -411,13 +408,13 @@ export const layer = Layer.effect(
           })
         }
         const now = yield* clock.now
-        const updated = yield* repo.settle({
-          id: row.id,
-          status: outcome._tag === "Completed" ? "COMPLETED" : "FAILED",
-          failureReason: outcome._tag === "Failed" ? outcome.reason : null,
-          at: now
-        })
-        const event = yield* settleEvent(updated, outcome._tag === "Completed" ? "global_send.completed" : "global_send.failed")
+        const updated = yield* repo.setStatus(
+          row.id,
+          outcome._tag === "Completed" ? "COMPLETED" : "FAILED",
+          outcome._tag === "Failed" ? outcome.reason : null,
+          now
+        )
+        const event = yield* record(updated, outcome._tag === "Completed" ? "global_send.completed" : "global_send.failed")
         const eventId = event.envelope.id
         const reference = row.reference
         if (outcome._tag === "Failed") {
@@ -495,8 +492,8 @@ export const layer = Layer.effect(
         const status = move._tag === "Completed" ? "COMPLETED" as const : "FAILED" as const
         if (row.status === status) return
         const now = yield* clock.now
-        const updated = yield* repo.settleAny(row.id, status, move._tag === "Completed" ? null : move.reason, now).pipe(Effect.orDie)
-        yield* settleEvent(updated, status === "COMPLETED" ? "global_send.completed" : "global_send.failed").pipe(Effect.orDie)
+        const updated = yield* repo.setStatus(row.id, status, move._tag === "Completed" ? null : move.reason, now).pipe(Effect.orDie)
+        yield* record(updated, status === "COMPLETED" ? "global_send.completed" : "global_send.failed").pipe(Effect.orDie)
       }))
 
     const list = (customer: CustomerRow, page: PageRequest) =>

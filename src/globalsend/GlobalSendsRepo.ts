@@ -86,20 +86,7 @@ export const make = Effect.gen(function*() {
     Result: GlobalSendRow,
     execute: (id) => sql`SELECT ${all} FROM global_sends WHERE id = ${id} FOR UPDATE`
   })
-  const settle = SqlSchema.single({
-    Request: Schema.Struct({
-      id: Schema.String,
-      status: GlobalSendStatus,
-      failureReason: Schema.NullOr(Schema.String),
-      at: Schema.DateFromSelf
-    }),
-    Result: GlobalSendRow,
-    execute: ({ at, failureReason, id, status }) =>
-      sql`
-        UPDATE global_sends SET status = ${status}, failure_reason = ${failureReason}, updated_at = ${at}
-        WHERE id = ${id} AND status = 'PROCESSING' RETURNING ${all}`
-  })
-  const settleAny = SqlSchema.single({
+  const setStatus = SqlSchema.single({
     Request: Schema.Struct({
       id: Schema.String,
       status: GlobalSendStatus,
@@ -137,12 +124,12 @@ export const make = Effect.gen(function*() {
     byWithdrawal: (withdrawalId: string) => orDieOnRow(byWithdrawal(withdrawalId)),
     /** Locks the row for the rest of the transaction (the customer row is locked first, always). */
     lock: (id: string) => orDieOnRow(lock(id)),
-    /** PROCESSING -> COMPLETED | FAILED (checked under the lock). */
-    settle: (input: { readonly id: string; readonly status: GlobalSendStatus; readonly failureReason: string | null; readonly at: Date }) =>
-      orDieOnRow(settle(input)),
-    /** A domestic send following its withdrawal (a bank return fails a COMPLETED one too). */
-    settleAny: (id: string, status: GlobalSendStatus, failureReason: string | null, at: Date) =>
-      orDieOnRow(settleAny({ id, status, failureReason, at })),
+    /**
+     * A send's outcome, on a row the caller locked and checked (a cross-border send PROCESSING; a domestic one follows
+     * its withdrawal, so a bank return fails a COMPLETED one too).
+     */
+    setStatus: (id: string, status: GlobalSendStatus, failureReason: string | null, at: Date) =>
+      orDieOnRow(setStatus({ id, status, failureReason, at })),
     page: (customerId: string, beforeSeq: string | undefined, limit: number) => orDieOnRow(page({ customerId, beforeSeq, limit })),
     /** The partner's cross-border sends the payout partner has not answered, newest first by (created_at, id). */
     processing: (query: CreatedPageQuery) => orDieOnRow(processing(createdPage(query)))

@@ -482,13 +482,13 @@ export const layer = Layer.effect(
           }))
       })
 
-    const rowOfGroup = (customer: CustomerRow, group: DestinationGroupKey) =>
-      Effect.map(repo.ofCustomer(customer.id), (rows) => rows.find((row) => row.groupKey === group)).pipe(Effect.orDie)
+    const rowOfGroup = (customerId: string, group: DestinationGroupKey) =>
+      Effect.map(repo.ofCustomer(customerId), (rows) => rows.find((row) => row.groupKey === group)).pipe(Effect.orDie)
 
     const decideGroup = (partnerId: string, customerId: string, group: DestinationGroupKey, decision: EnrolmentDecision) =>
       actors.run(partnerId, customerId, (customer) =>
         Effect.gen(function*() {
-          const row = yield* rowOfGroup(customer, group)
+          const row = yield* rowOfGroup(customer.id, group)
           if (row === undefined) return yield* conflict(`The customer has no ${group} enrolment (NOT_STARTED): nothing to decide`)
           yield* applyDecision(customer, row, decision, true)
           return yield* currentStatus(customer)
@@ -497,7 +497,7 @@ export const layer = Layer.effect(
     const resend = (partnerId: string, customerId: string, group: DestinationGroupKey) =>
       actors.run(partnerId, customerId, (customer) =>
         Effect.gen(function*() {
-          const row = yield* rowOfGroup(customer, group)
+          const row = yield* rowOfGroup(customer.id, group)
           const latest = yield* kyc.latestTier3(customer.id)
           if (row === undefined || row.kycId === null || latest === undefined || (row.status !== "REJECTED" && row.status !== "NEEDS_ATTENTION")) {
             return yield* new BadRequest({
@@ -542,7 +542,7 @@ export const layer = Layer.effect(
     const reject = (partnerId: string, customerId: string, group: DestinationGroupKey, reason: string) =>
       actors.run(partnerId, customerId, (customer) =>
         Effect.gen(function*() {
-          const row = yield* rowOfGroup(customer, group)
+          const row = yield* rowOfGroup(customer.id, group)
           if (row?.status === "APPROVED") {
             return yield* conflict(`The ${group} group is APPROVED: only an unapproved group can be marked NEEDS_ATTENTION`)
           }
@@ -596,9 +596,7 @@ export const layer = Layer.effect(
     const awaiting = (query: CreatedPageQuery) => repo.awaiting(query).pipe(Effect.orDie)
 
     const groupStatus = (customerId: string, group: DestinationGroupKey) =>
-      Effect.map(repo.ofCustomer(customerId), (rows): GroupStatus => rows.find((row) => row.groupKey === group)?.status ?? "NOT_STARTED").pipe(
-        Effect.orDie
-      )
+      Effect.map(rowOfGroup(customerId, group), (row): GroupStatus => row?.status ?? "NOT_STARTED")
 
     return Enrolments.of({ submitTier3, status, resend, reject, decide, decideGroup, groupStatus, awaiting })
   })

@@ -32,11 +32,11 @@ export class Idempotency extends Context.Tag("Idempotency")<Idempotency, {
   /**
    * The whole pattern: claim the reference, then create the resource or load the original one.
    */
-  readonly once: <A, E>(
+  readonly once: <A, E, L>(
     input: Omit<ClaimInput, "resourceId">,
     create: (resourceId: string) => Effect.Effect<A, E>,
-    load: (resourceId: string) => Effect.Effect<A, E>
-  ) => Effect.Effect<A, E | ReferenceInUse>
+    load: (resourceId: string) => Effect.Effect<A, L>
+  ) => Effect.Effect<A, E | L | ReferenceInUse>
 }>() {}
 
 export const layer = Layer.effect(
@@ -81,10 +81,10 @@ export const layer = Layer.effect(
         return { _tag: "Existing", resourceId: row.resourceId } as Claim
       }).pipe(Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }))
 
-    const once = <A, E>(
+    const once = <A, E, L>(
       input: Omit<ClaimInput, "resourceId">,
       create: (resourceId: string) => Effect.Effect<A, E>,
-      load: (resourceId: string) => Effect.Effect<A, E>
+      load: (resourceId: string) => Effect.Effect<A, L>
     ) =>
       Effect.gen(function*() {
         const resourceId = yield* ids.uuid

@@ -76,20 +76,15 @@ export const layer = Layer.effect(
         Effect.orDie
       )
 
+    /** Stores a key's hash; the key as the console lists it (new: never used, not revoked). */
     const storeKey = (partnerId: string, apiKey: string) =>
       Effect.gen(function*() {
-        const id = yield* ids.uuid
-        yield* repo.insertKey({
-          id,
-          partnerId,
-          keyHash: sha256(apiKey),
-          keyPrefix: apiKey.slice(0, keyPrefix.length + 4),
-          createdAt: yield* clock.now
-        })
-        return id
+        const key = { id: yield* ids.uuid, keyPrefix: apiKey.slice(0, keyPrefix.length + 4), createdAt: yield* clock.now }
+        yield* repo.insertKey({ ...key, partnerId, keyHash: sha256(apiKey) })
+        return { ...key, lastUsedAt: null, revokedAt: null }
       })
 
-    const insertPartner = (input: { name: string; kybStatus: KybStatus; isDemo: boolean }, apiKey: string) =>
+    const insertRow = (input: { name: string; kybStatus: KybStatus; isDemo: boolean }) =>
       Effect.gen(function*() {
         const now = yield* clock.now
         const partner: Partner = {
@@ -102,6 +97,12 @@ export const layer = Layer.effect(
           updatedAt: now
         }
         yield* repo.insert(partner)
+        return partner
+      })
+
+    const insertPartner = (input: { name: string; kybStatus: KybStatus; isDemo: boolean }, apiKey: string) =>
+      Effect.gen(function*() {
+        const partner = yield* insertRow(input)
         yield* storeKey(partner.id, apiKey)
         if (input.kybStatus === "APPROVED") {
           yield* outbox.record({ partnerId: partner.id, type: "partner.approved", data: { partnerId: partner.id, status: "APPROVED" } })
@@ -186,21 +187,7 @@ export const layer = Layer.effect(
         }))
       )
 
-    const createWithoutKey = (name: string) =>
-      Effect.gen(function*() {
-        const now = yield* clock.now
-        const partner: Partner = {
-          id: yield* ids.uuid,
-          name,
-          kybStatus: "PENDING",
-          kybReason: null,
-          isDemo: false,
-          createdAt: now,
-          updatedAt: now
-        }
-        yield* repo.insert(partner)
-        return partner
-      }).pipe(Effect.orDie)
+    const createWithoutKey = (name: string) => insertRow({ name, kybStatus: "PENDING", isDemo: false }).pipe(Effect.orDie)
 
     const rotateKey = (partnerId: string) =>
       inTransaction(Effect.gen(function*() {
@@ -209,11 +196,9 @@ export const layer = Layer.effect(
         const now = yield* clock.now
         yield* repo.revokeKeys(partnerId, now)
         const apiKey = keyPrefix + base62(yield* ids.bytes(32))
-        const id = yield* storeKey(partnerId, apiKey)
+        const key = yield* storeKey(partnerId, apiKey)
         // The old keys stop at once: every process drops its cached lookups of this partner's keys.
         yield* caches.announce(cacheTopic, partnerId)
-        const key = (yield* repo.listKeys(partnerId)).find((row) => row.id === id)
-        if (key === undefined) return yield* Effect.dieMessage(`partners: key ${id} vanished`)
         return { apiKey, key }
       }))
 

@@ -75,11 +75,7 @@ export interface OneOffAccount {
   readonly accountName: string
 }
 
-export type SettlementListener = (
-  withdrawal: WithdrawalsRepo.WithdrawalRow,
-  move: PayoutOutcome,
-  previousStatus: WithdrawalsRepo.WithdrawalRow["status"]
-) => Effect.Effect<void>
+export type SettlementListener = (withdrawal: WithdrawalsRepo.WithdrawalRow, move: PayoutOutcome) => Effect.Effect<void>
 
 export class Withdrawals extends Context.Tag("Withdrawals")<Withdrawals, {
   readonly quote: (customer: CustomerRow, amount: number) => Effect.Effect<WithdrawalQuote, BadRequest | WithdrawalBelowMinimum>
@@ -179,7 +175,7 @@ export const layer = Layer.effect(
       Effect.flatMap(accounts.defaultAccount(customer.id), Option.match({
         onNone: () =>
           new NoDefaultBankAccount({ message: "The customer has no default bank account; save one with POST .../accounts first" }),
-        onSome: (account) => Effect.succeed({ ...account, id: account.id as string | null })
+        onSome: Effect.succeed
       }))
 
     const create = (
@@ -309,7 +305,7 @@ export const layer = Layer.effect(
             ]
           }).pipe(Effect.catchTag("InsufficientBalance", Effect.die))
         }
-        for (const listener of yield* Ref.get(listeners)) yield* listener(updated, move, row.status)
+        for (const listener of yield* Ref.get(listeners)) yield* listener(updated, move)
         return view
       })
 
@@ -356,25 +352,14 @@ export const layer = Layer.effect(
       customer: CustomerRow,
       input: { readonly reference: string; readonly amount: number; readonly account: OneOffAccount }
     ) =>
-      Effect.gen(function*() {
-        const created = yield* Ref.make(false)
-        const row = yield* idempotency.once(
-          { partnerId: customer.partnerId, endpoint: idempotencyEndpoint, reference: input.reference, customerId: customer.id },
-          (id) =>
-            Effect.gen(function*() {
-              const { currency, split } = yield* price(customer.currency, input.amount)
-              yield* Ref.set(created, true)
-              return toWithdrawal(yield* create(customer, input.reference, currency, split, { ...input.account, id: null })(id))
-            }),
-          load(customer.id)
-        )
-        if (!(yield* Ref.get(created))) {
-          return yield* new ReferenceInUse({ message: "reference: already used by a withdrawal of this customer; a global send needs its own" })
-        }
-        const stored = yield* repo.find(customer.id, row.id)
-        if (Option.isNone(stored)) return yield* Effect.dieMessage(`withdrawals: payout ${row.id} vanished`)
-        return stored.value
-      }).pipe(Effect.catchTag("SqlError", Effect.die))
+      idempotency.once(
+        { partnerId: customer.partnerId, endpoint: idempotencyEndpoint, reference: input.reference, customerId: customer.id },
+        (id) =>
+          Effect.flatMap(price(customer.currency, input.amount), ({ currency, split }) =>
+            create(customer, input.reference, currency, split, { ...input.account, id: null })(id)),
+        // A reference already used by a withdrawal: refused, never answered with that withdrawal.
+        () => new ReferenceInUse({ message: "reference: already used by a withdrawal of this customer; a global send needs its own" })
+      ).pipe(Effect.catchTag("SqlError", Effect.die))
 
     const onSettled = (listener: SettlementListener) => Ref.update(listeners, (all) => [...all, listener])
 
