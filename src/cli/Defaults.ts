@@ -7,8 +7,7 @@ import { demoApiKey, fromMaster, parseKey, sandboxKeyPath } from "../crypto/Keys
  * them (src/tui/main.tsx): the URL from HOST and PORT, the key from PMM_API_KEY or else derived from ENCRYPTION_KEY
  * or DATA_DIR/encryption.key exactly as the service derives it (`Keys.demoApiKey`). Read through Effect Config.
  *
- * Shared by `npm run listen` and `npm run trigger` (src/cli/). The terminal UI still has its own copy in
- * src/tui/main.tsx (its entry point runs on import); it can import this module instead.
+ * Shared by `npm run listen` and `npm run trigger` (src/cli/) and the terminal UI (src/tui/main.tsx).
  */
 
 /** A setting that is absent or empty reads as none. */
@@ -55,10 +54,15 @@ export const defaultApiKey = (env: SandboxEnvironment): Effect.Effect<string, No
 export const readSandboxEnvironment = (provider?: ConfigProvider.ConfigProvider): SandboxEnvironment =>
   Effect.runSync(provider === undefined ? SandboxEnvironment : Effect.withConfigProvider(SandboxEnvironment, provider))
 
+/** Why there is no default key, naming the command's own key option (`--api-key`, the terminal UI's `--key`). */
+export const noDefaultKeyMessage = (missing: NoDefaultKey, keyOption: string): string =>
+  `no API key: pass ${keyOption}, or run \`npm start\` first (it creates the demo partner in ${missing.dataDir})`
+
 /** The default key, or a sentence saying why there is none (for a one-line error). */
-export const defaultApiKeyOrProblem = (env: SandboxEnvironment): { readonly apiKey: string } | { readonly problem: string } => {
+export const defaultApiKeyOrProblem = (
+  env: SandboxEnvironment,
+  keyOption = "--api-key"
+): { readonly apiKey: string } | { readonly problem: string } => {
   const found = Effect.runSync(Effect.either(defaultApiKey(env)))
-  return Either.isRight(found)
-    ? { apiKey: found.right }
-    : { problem: `no API key: pass --api-key, or run \`npm start\` first (it creates the demo partner's key material in ${found.left.dataDir})` }
+  return Either.isRight(found) ? { apiKey: found.right } : { problem: noDefaultKeyMessage(found.left, keyOption) }
 }

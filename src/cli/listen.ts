@@ -3,7 +3,8 @@ import { NodeContext, NodeHttpClient, NodeRuntime } from "@effect/platform-node"
 import { Cause, Data, Effect, Either, Exit, Layer, Option, Queue } from "effect"
 import * as Client from "../Client.js"
 import { normaliseBaseUrl } from "../tui/Backend.js"
-import { defaultApiKey, defaultUrl, SandboxEnvironment } from "./Defaults.js"
+import { isUuid } from "../ids/Ids.js"
+import { defaultApiKey, defaultUrl, noDefaultKeyMessage, SandboxEnvironment } from "./Defaults.js"
 import { newSecret, post } from "./listen/Delivery.js"
 import { follow, type StreamEvent, type StreamRefused, transportCode } from "./listen/EventStream.js"
 import { everything, parseEventFilter } from "./listen/Filter.js"
@@ -22,7 +23,6 @@ class ListenFailure extends Data.TaggedError("ListenFailure")<{ readonly message
 
 const usage = (message: string) => new ListenFailure({ message, exitCode: 2 })
 
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 const options = {
   url: Options.text("url").pipe(
@@ -127,16 +127,11 @@ const run = (args: Args) =>
     const forwardTo = (yield* httpUrl("--forward-to", args.forwardTo.value)).href
     const filter = Option.isSome(args.events) ? yield* Either.mapLeft(parseEventFilter(args.events.value), usage) : everything
     const customerId = Option.getOrUndefined(args.customer)
-    if (customerId !== undefined && !uuid.test(customerId)) return yield* usage(`--customer: must be a customer id (uuid), got ${customerId}`)
+    if (customerId !== undefined && !isUuid(customerId)) return yield* usage(`--customer: must be a customer id (uuid), got ${customerId}`)
     if (Option.isSome(args.secret) && args.secret.value.trim() === "") return yield* usage("--secret: must not be empty")
     const secret = Option.getOrElse(args.secret, newSecret)
     const apiKey = Option.isSome(args.apiKey) ? args.apiKey.value : yield* defaultApiKey(env).pipe(
-      Effect.mapError((missing) =>
-        new ListenFailure({
-          message: `no API key: pass --api-key, or run \`npm start\` first (it creates the demo partner in ${missing.dataDir})`,
-          exitCode: 1
-        })
-      )
+      Effect.mapError((missing) => new ListenFailure({ message: noDefaultKeyMessage(missing, "--api-key"), exitCode: 1 }))
     )
     const printer = args.printJson ? Output.json : Output.text
     const out = (line: string) => Effect.sync(() => void process.stdout.write(`${line}\n`))

@@ -23,8 +23,8 @@ const fail = (message: string): never => {
 
 /** The demo partner's key, or the one-line refusal (the same lookup `npm run listen` and `npm run trigger` make). */
 const defaultKey = (env: SandboxEnvironment): string => {
-  const found = defaultApiKeyOrProblem(env)
-  return "apiKey" in found ? found.apiKey : fail(found.problem.replace("pass --api-key", "pass --key"))
+  const found = defaultApiKeyOrProblem(env, "--key")
+  return "apiKey" in found ? found.apiKey : fail(found.problem)
 }
 
 const main = async () => {

@@ -37,7 +37,7 @@ export const deliveryBody = (event: { readonly id: string; readonly type: string
   JSON.stringify({ id: event.id, type: event.type, createdAt: event.createdAt, data: event.data })
 
 /** The deliveries' User-Agent. */
-export const deliveryUserAgent = "PartnerMoneyMovement-Webhooks/1"
+const deliveryUserAgent = "PartnerMoneyMovement-Webhooks/1"
 
 /** A delivery's headers besides Content-Type and Content-Length: the event id, the signature at `t`, the User-Agent. */
 export const deliveryHeaders = (secret: string, timestampSeconds: number, eventId: string, body: string): Record<string, string> => ({

@@ -18,9 +18,6 @@ export interface Envelope {
   readonly data: Readonly<Record<string, unknown>>
 }
 
-/** The body bytes, User-Agent and headers of a delivery: the sender's own builders (src/webhooks/Signing.ts). */
-export { deliveryBody, deliveryHeaders, deliveryUserAgent as userAgent } from "../../webhooks/Signing.js"
-
 /** A fresh signing secret in the service's format (`whsec_` + 32 random bytes, base64url): `Signing.formatSecret`. */
 export const newSecret = (): string => formatSecret(Crypto.randomBytes(32))
 

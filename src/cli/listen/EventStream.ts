@@ -28,7 +28,6 @@ export type Notice =
 /** The stream cannot be followed: unreachable before it ever connected, or refused (401, 403, 404, 400). */
 export class StreamRefused extends Data.TaggedError("StreamRefused")<{
   readonly reason: "unreachable" | "unauthorized" | "not_found" | "refused"
-  readonly status: number | undefined
   readonly detail: string
 }> {}
 
@@ -42,9 +41,10 @@ export interface FollowOptions {
   /** Called in arrival order; must not block for long (the stream is not read meanwhile). */
   readonly onEvent: (event: StreamEvent) => Effect.Effect<void>
   readonly onNotice: (notice: Notice) => Effect.Effect<void>
-  /** Wait before reconnect number `attempt` (0, 1, ...): 0.5 s doubling to 5 s by default. */
-  readonly retryDelay?: ((attempt: number) => Duration.Duration) | undefined
 }
+
+/** Wait before reconnect number `attempt` (0, 1, ...): 0.5 s doubling to 5 s. */
+const retryDelay = (attempt: number) => Duration.millis(Math.min(5_000, 500 * 2 ** attempt))
 
 /** No byte for this long (three heartbeats missed) means a dead connection: it is dropped and opened again. */
 const idleLimit = Duration.seconds(45)
@@ -81,7 +81,6 @@ const errorBody = (text: string): { readonly code?: string; readonly message?: s
 export const follow = (options: FollowOptions): Effect.Effect<never, StreamRefused, HttpClient.HttpClient> =>
   Effect.gen(function*() {
     const client = (yield* HttpClient.HttpClient).pipe(HttpClient.withTracerPropagation(false))
-    const retryDelay = options.retryDelay ?? ((attempt: number) => Duration.millis(Math.min(5_000, 500 * 2 ** attempt)))
     const url = new URL("/api/v1/sandbox/events/stream", options.baseUrl)
     let lastEventId: string | undefined
     let connectedBefore = false
@@ -103,7 +102,7 @@ export const follow = (options: FollowOptions): Effect.Effect<never, StreamRefus
           const detail = transportCode(error.cause) ?? error.message
           return connectedBefore
             ? Effect.fail(new Dropped({ reason: `cannot reach the service (${detail})` }))
-            : Effect.fail(new StreamRefused({ reason: "unreachable", status: undefined, detail }))
+            : Effect.fail(new StreamRefused({ reason: "unreachable", detail }))
         })
       )
       if (response.status !== 200) {
@@ -111,10 +110,10 @@ export const follow = (options: FollowOptions): Effect.Effect<never, StreamRefus
         const body = errorBody(text)
         const detail = `${response.status}${body.code === undefined ? "" : ` ${body.code}`}`
         if (response.status === 401 || response.status === 403) {
-          return yield* new StreamRefused({ reason: "unauthorized", status: response.status, detail })
+          return yield* new StreamRefused({ reason: "unauthorized", detail })
         }
-        if (response.status === 404) return yield* new StreamRefused({ reason: "not_found", status: 404, detail })
-        if (response.status === 400) return yield* new StreamRefused({ reason: "refused", status: 400, detail: `${detail}: ${body.message ?? text}` })
+        if (response.status === 404) return yield* new StreamRefused({ reason: "not_found", detail })
+        if (response.status === 400) return yield* new StreamRefused({ reason: "refused", detail: `${detail}: ${body.message ?? text}` })
         // 5xx, a proxy's 502 while the service restarts, ...: try again.
         return yield* new Dropped({ reason: `HTTP ${detail}` })
       }

@@ -253,9 +253,8 @@ export const trigger = async (options: TriggerOptions): Promise<TriggerResult> =
       const prepared = await prepare(options, baseUrl)
       const { entry, partner } = prepared
       const { outcome, scope } = await runFlow(options, baseUrl, prepared)
-      const read = (name: string) => (scope.names().includes(name) ? scope.get(name) : undefined)
-      const eventsApiKey = read("eventsApiKey") as string | undefined
-      const customerId = read("customerId") as string | undefined
+      const eventsApiKey = scope.get("eventsApiKey") as string | undefined
+      const customerId = scope.get("customerId") as string | undefined
       const events = eventsApiKey !== undefined
         ? await eventsSince(baseUrl, eventsApiKey, undefined, undefined)
         : await eventsSince(baseUrl, options.apiKey, prepared.marker, customerId)
@@ -273,7 +272,7 @@ export const trigger = async (options: TriggerOptions): Promise<TriggerResult> =
         error: ok ? undefined : outcome.failed ? "a step of the flow failed" : `the flow finished but no ${entry.type} event of this run is in the event log`,
         hints,
         partner,
-        eventsPartnerId: eventsApiKey !== undefined ? read("eventsPartnerId") as string : partner.partnerId,
+        eventsPartnerId: eventsApiKey !== undefined ? scope.get("eventsPartnerId") as string : partner.partnerId,
         eventsApiKey,
         customerId,
         produced,
