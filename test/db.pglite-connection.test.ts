@@ -2,16 +2,18 @@ import { PGlite } from "@electric-sql/pglite"
 import { createPgConfig } from "@electric-sql/pglite/node-postgres"
 import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { PreparingClient } from "../src/db/Database.js"
 import { BatchingPgliteConnection, batchingPgConfig } from "../src/db/PgliteConnection.js"
 
 /**
  * The batching PGlite connection (src/db/PgliteConnection.ts) answers exactly as PGlite's stock node-postgres
  * adapter does, on the paths where sending a statement's messages together could differ: errors at parse, bind and
  * execute, in and out of transactions and savepoints, each followed by more work on the same connection; and it
- * sends one buffer per statement.
+ * sends one buffer per statement. Both as node-postgres sends statements by default (unnamed) and as the service
+ * does (`PreparingClient`: statements with parameters prepared once by name).
  */
 let db: PGlite
-let batching: Pg.Pool
+let batching: Record<"unnamed" | "prepared", Pg.Pool>
 let stock: Pg.Pool
 
 beforeAll(async () => {
@@ -20,11 +22,15 @@ beforeAll(async () => {
     CREATE TABLE items (id integer PRIMARY KEY, name text NOT NULL CHECK (length(name) > 0), ref uuid);
     INSERT INTO items VALUES (1, 'one', NULL);
   `)
-  batching = new Pg.Pool(batchingPgConfig(db) as unknown as Pg.PoolConfig)
+  batching = {
+    unnamed: new Pg.Pool(batchingPgConfig(db) as unknown as Pg.PoolConfig),
+    prepared: new Pg.Pool({ ...batchingPgConfig(db), Client: PreparingClient } as unknown as Pg.PoolConfig)
+  }
   stock = new Pg.Pool(createPgConfig(db) as unknown as Pg.PoolConfig)
 })
 afterAll(async () => {
-  await batching?.end()
+  await batching?.unnamed.end()
+  await batching?.prepared.end()
   await stock?.end()
   await db?.close()
 })
@@ -51,17 +57,19 @@ const run = async (pool: Pg.Pool, steps: ReadonlyArray<Step>) => {
   return answers
 }
 
-/** The same steps through both adapters, from the same starting state (each run ends with the table as it began). */
-const same = async (steps: ReadonlyArray<Step>) => {
-  const viaStock = await run(stock, steps)
-  const viaBatching = await run(batching, steps)
-  expect(viaBatching).toEqual(viaStock)
-  return viaBatching
-}
-
 const reset: Step = ["DELETE FROM items WHERE id <> 1"]
 
-describe("the batching PGlite connection", () => {
+describe.each(["unnamed", "prepared"] as const)("the batching PGlite connection (%s statements)", (statements) => {
+  /** The same steps through both adapters, from the same starting state (each run ends with the table as it began). */
+  const same = async (steps: ReadonlyArray<Step>) => {
+    const viaStock = await run(stock, steps)
+    const viaBatching = await run(batching[statements], steps)
+    expect(viaBatching).toEqual(viaStock)
+    // Twice: a prepared statement's second run skips its parse.
+    expect(await run(batching[statements], steps)).toEqual(viaStock)
+    return viaBatching
+  }
+
   it("answers a parse error (syntax) and then works on the same connection", async () => {
     const answers = await same([["SELEC 1 WHERE $1::int = 1", [1]], ["SELECT name FROM items WHERE id = $1", [1]]])
     expect(answers[0]).toMatchObject({ error: "42601" })
@@ -129,7 +137,7 @@ describe("the batching PGlite connection", () => {
   it("a value node-postgres cannot serialise fails that query only", async () => {
     const circular: Record<string, unknown> = {}
     circular.self = circular
-    const client = await batching.connect()
+    const client = await batching[statements].connect()
     try {
       await expect(client.query("SELECT $1::jsonb AS v", [circular])).rejects.toThrow()
       expect((await client.query("SELECT $1::int + 1 AS n", [1])).rows).toEqual([{ n: 2 }])
@@ -139,19 +147,17 @@ describe("the batching PGlite connection", () => {
   })
 
   it("a client the pool discards (released with an error) leaves the next client working", async () => {
-    const pool = new Pg.Pool(batchingPgConfig(db) as unknown as Pg.PoolConfig)
-    try {
-      const discarded = await pool.connect()
-      expect((await discarded.query("SELECT 1 AS n")).rows).toEqual([{ n: 1 }])
-      discarded.release(new Error("discard this client"))
-      expect((await pool.query("SELECT 2 AS n")).rows).toEqual([{ n: 2 }])
-      expect((await pool.query("SELECT $1::int AS n", [3])).rows).toEqual([{ n: 3 }])
-    } finally {
-      await pool.end()
-    }
+    const pool = batching[statements]
+    const discarded = await pool.connect()
+    expect((await discarded.query("SELECT 1 AS n")).rows).toEqual([{ n: 1 }])
+    expect((await discarded.query("SELECT $1::int AS n", [1])).rows).toEqual([{ n: 1 }])
+    discarded.release(new Error("discard this client"))
+    expect((await pool.query("SELECT 2 AS n")).rows).toEqual([{ n: 2 }])
+    // The next client shares the connection and PGlite's session, and so the statements prepared in it.
+    expect((await pool.query("SELECT $1::int AS n", [3])).rows).toEqual([{ n: 3 }])
   })
 
-  it("hands PGlite one buffer per statement (five messages with parameters)", async () => {
+  it.runIf(statements === "unnamed")("hands PGlite one buffer per statement (five messages with parameters)", async () => {
     const connection = new BatchingPgliteConnection(db)
     const calls: Array<number> = []
     const original = db.execProtocolStream.bind(db)
@@ -171,6 +177,48 @@ describe("the batching PGlite connection", () => {
     } finally {
       patched.execProtocolStream = original
       await pool.end()
+    }
+  })
+})
+
+describe("prepared statements on PGlite (PreparingClient)", () => {
+  it("parses a statement once: its next run sends bind, execute and sync only", async () => {
+    const local = await PGlite.create()
+    const connection = new BatchingPgliteConnection(local)
+    const sent: Array<string> = []
+    const original = local.execProtocolStream.bind(local)
+    const patched = local as unknown as { execProtocolStream: typeof original }
+    patched.execProtocolStream = (message, options) => {
+      sent.push(String.fromCharCode(message[0]!))
+      return original(message, options)
+    }
+    const pool = new Pg.Pool({ ...batchingPgConfig(local), connection, Client: PreparingClient } as unknown as Pg.PoolConfig)
+    try {
+      const text = "SELECT $1::int * 3 AS n"
+      expect((await pool.query(text, [2])).rows).toEqual([{ n: 6 }])
+      expect((await pool.query(text, [5])).rows).toEqual([{ n: 15 }])
+      // Each buffer's first message: Parse ('P') the first time, Bind ('B') afterwards.
+      expect(sent).toEqual(["P", "B"])
+    } finally {
+      await pool.end()
+      await local.close()
+    }
+  })
+
+  it("a table changed under a prepared SELECT * is answered by the text unnamed (SQLSTATE 0A000 is not an error)", async () => {
+    const local = await PGlite.create()
+    const pool = new Pg.Pool({ ...batchingPgConfig(local), Client: PreparingClient } as unknown as Pg.PoolConfig)
+    try {
+      await pool.query("CREATE TABLE shape (a integer)")
+      await pool.query("INSERT INTO shape VALUES (1)")
+      const text = "SELECT * FROM shape WHERE a = $1 /* changed under a prepared plan */"
+      expect((await pool.query(text, [1])).rows).toEqual([{ a: 1 }])
+      await pool.query("ALTER TABLE shape ADD COLUMN b integer DEFAULT 7")
+      expect((await pool.query(text, [1])).rows).toEqual([{ a: 1, b: 7 }])
+      expect((await pool.query(text, [1])).rows).toEqual([{ a: 1, b: 7 }])
+    } finally {
+      await pool.end()
+      await local.close()
     }
   })
 })

@@ -77,8 +77,9 @@ export const pgliteLayer = (options: PgliteOptions): Layer.Layer<PgClient.PgClie
         try: async () => {
           if (options.dataDir !== undefined) NodeFs.mkdirSync(options.dataDir, { recursive: true })
           const db = await openPglite(options)
-          // The messages of a statement reach PGlite together (src/db/PgliteConnection.ts).
-          const pool = new Pg.Pool(batchingPgConfig(db) as unknown as Pg.PoolConfig)
+          // The messages of a statement reach PGlite together (src/db/PgliteConnection.ts); statements with
+          // parameters are prepared once by name (PreparingClient).
+          const pool = new Pg.Pool({ ...batchingPgConfig(db), Client: PreparingClient } as unknown as Pg.PoolConfig)
           return { db, pool }
         },
         catch: (cause) => new SqlError.SqlError({ cause, message: "Could not open the embedded database" })
@@ -151,7 +152,7 @@ const nameOf = (text: string): string | undefined => {
  * cached plan (SQLSTATE 0A000). That statement is then answered by running its text unnamed, and its text is never
  * prepared again in this process.
  */
-class PreparingClient extends Pg.Client {
+export class PreparingClient extends Pg.Client {
   override query(...args: Array<any>): any {
     const [config, values, callback] = args
     if (typeof config === "string" && Array.isArray(values) && values.length > 0 && typeof callback === "function") {
