@@ -191,15 +191,15 @@ export const layer = Layer.effect(
     const earliestDue = SqlSchema.single({
       Request: Schema.Struct({ kinds: Schema.Array(Schema.String), partnersAhead: Schema.Boolean }),
       Result: Schema.Struct({ runAt: Schema.NullOr(Schema.DateFromSelf) }),
-      execute: ({ kinds, partnersAhead }) =>
-        partnersAhead
-          ? sql`
-            SELECT least(
-              (SELECT min(run_at) FROM jobs WHERE status = 'PENDING' AND kind IN ${sql.in(kinds)}),
-              ${earliestOfAdvancedPartners(sql, sql`
-                SELECT min(run_at) AS at FROM jobs WHERE partner_id = o.partner_id AND status = 'PENDING' AND kind IN ${sql.in(kinds)}`)}
-            ) AS run_at`
-          : sql`SELECT min(run_at) AS run_at FROM jobs WHERE status = 'PENDING' AND kind IN ${sql.in(kinds)}`
+      execute: ({ kinds, partnersAhead }) => {
+        const pending = sql`status = 'PENDING' AND kind IN ${sql.in(kinds)}`
+        const earliest = sql`SELECT min(run_at) FROM jobs WHERE ${pending}`
+        return partnersAhead
+          ? sql`SELECT least((${earliest}), ${
+            earliestOfAdvancedPartners(sql, sql`SELECT min(run_at) AS at FROM jobs WHERE partner_id = o.partner_id AND ${pending}`)
+          }) AS run_at`
+          : sql`SELECT (${earliest}) AS run_at`
+      }
     })
     const findJob = SqlSchema.findOne({
       Request: Schema.String,

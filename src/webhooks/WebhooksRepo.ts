@@ -267,19 +267,15 @@ export const make = Effect.gen(function*() {
   const nextDueAt = SqlSchema.single({
     Request: Schema.Boolean,
     Result: Schema.Struct({ nextAt: Schema.NullOr(Schema.DateFromSelf) }),
-    execute: (partnersAhead) =>
-      partnersAhead
-        ? sql`
-          SELECT least(
-            (SELECT min(next_attempt_at) FROM webhook_deliveries
-             WHERE status = 'PENDING' AND (lease_until IS NULL OR lease_until <= now())),
-            ${earliestOfAdvancedPartners(sql, sql`
-              SELECT min(next_attempt_at) AS at FROM webhook_deliveries
-              WHERE partner_id = o.partner_id AND status = 'PENDING' AND (lease_until IS NULL OR lease_until <= now())`)}
-          ) AS next_at`
-        : sql`
-          SELECT min(next_attempt_at) AS next_at FROM webhook_deliveries
-          WHERE status = 'PENDING' AND (lease_until IS NULL OR lease_until <= now())`
+    execute: (partnersAhead) => {
+      const due = sql`status = 'PENDING' AND (lease_until IS NULL OR lease_until <= now())`
+      const earliest = sql`SELECT min(next_attempt_at) FROM webhook_deliveries WHERE ${due}`
+      return partnersAhead
+        ? sql`SELECT least((${earliest}), ${
+          earliestOfAdvancedPartners(sql, sql`SELECT min(next_attempt_at) AS at FROM webhook_deliveries WHERE partner_id = o.partner_id AND ${due}`)
+        }) AS next_at`
+        : sql`SELECT (${earliest}) AS next_at`
+    }
   })
   const page = SqlSchema.findAll({
     Request: Schema.Struct({
@@ -392,8 +388,10 @@ export const make = Effect.gen(function*() {
     /** Records an attempt, only while the lease is still this claimer's (a replay or a re-claim voids it). */
     recordAttempt: (record: AttemptRecord) => orDieOnRow(recordAttempt(record)),
 
-    /** The earliest due time of a pending delivery not in flight (rows of a crashed process come back via the poll). */
-    /** The earliest due time of a pending, unleased delivery, on the instance's clock (see `partnersAhead`). */
+    /**
+     * The earliest due time of a pending delivery not in flight, on the instance's clock (see `partnersAhead`); rows
+     * a crashed process left leased come back via the poll.
+     */
     nextDueAt: (partnersAhead: boolean) => orDieOnRow(nextDueAt(partnersAhead)).pipe(Effect.map((row) => row.nextAt)),
 
     page: (partnerId: string, status: DeliveryStatus | undefined, beforeSeq: string | undefined, limit: number) =>
