@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Cause, Data, Deferred, Effect, Exit, Fiber, Option, PubSub, Queue } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Customers } from "../src/customers/Customers.js"
+import { PreparingClient } from "../src/db/Database.js"
 import type { CustomerRow } from "../src/customers/CustomersRepo.js"
 import { EventBus, Outbox, type StoredEvent } from "../src/events/Events.js"
 import { type Command, CustomerActors, groupCommitMax } from "../src/ledger/CustomerActors.js"
@@ -123,6 +124,31 @@ describe("group commit: the customer row each command sees", () => {
     expect(new Set([first!.txid, third!.txid, fifth!.txid]).size).toBe(1)
     const stored = await app.query<{ at: Date }>("SELECT verified_at AS at FROM customers WHERE id = $1", [customerId])
     expect(new Date(stored[0]!.at).toISOString()).toBe(at.toISOString())
+  })
+})
+
+describe("group commit: reading the customer row again", () => {
+  it("is skipped after commands that did not write it: one lock, no other read of the row in the batch", async () => {
+    const customerId = await newCustomer()
+    const reads: Array<string> = []
+    const asked = PreparingClient.prototype.query
+    PreparingClient.prototype.query = function(this: PreparingClient, ...args: Array<any>) {
+      const text = typeof args[0] === "string" ? args[0] : ""
+      if (/FROM customers WHERE id = \$1 AND partner_id = \$2/.test(text)) reads.push(text)
+      return (asked as any).apply(this, args)
+    } as any
+    try {
+      const own = (command: Command<unknown, unknown>): Submitted => ({ partnerId, customerId, command })
+      const { exits, batches } = await batch([{ partnerId, customerId }], [own(() => txid), own(() => txid), own(() => txid)])
+      expect(exits.map(value)).toHaveLength(3)
+      // The gate's batch, then the three commands' (in one batch unless a slow machine let the gate go first).
+      expect(batches).toBeLessThanOrEqual(3)
+      // One lock per batch, and no read of the row between the commands.
+      expect(reads.filter((text) => text.includes("FOR UPDATE"))).toHaveLength(batches)
+      expect(reads).toHaveLength(batches)
+    } finally {
+      PreparingClient.prototype.query = asked
+    }
   })
 })
 

@@ -26,6 +26,15 @@ export type NewCustomerRow = typeof NewCustomerRow.Type
 
 const Owned = Schema.Struct({ partnerId: Schema.String, id: Schema.String })
 
+/**
+ * Statements that may have changed a customer row, so far in this process: every `UPDATE customers` here counts
+ * (a statement, whether or not it matched a row or its transaction commits). The customer actor reads the row again
+ * between two commands of a batch only when this moved (src/ledger/CustomerActors.ts). A new write of the customers
+ * table must count too.
+ */
+let rowWrites = 0
+export const rowWritesSoFar = (): number => rowWrites
+
 /** A row that does not decode (or a RETURNING without its row) is a broken invariant: a defect, not a typed error. */
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -64,7 +73,10 @@ export const make = Effect.gen(function*() {
     page: (partnerId: string, beforeSeq: string | undefined, limit: number) => orDieOnRow(page({ partnerId, beforeSeq, limit })),
     /** Sets `verified_at` the first time only (docs/kyc.md): the customer's first approved Tier 1. */
     markVerified: (customerId: string, at: Date) =>
-      sql`UPDATE customers SET verified_at = ${at}, updated_at = ${at} WHERE id = ${customerId} AND verified_at IS NULL`
+      Effect.suspend(() => {
+        rowWrites++
+        return sql`UPDATE customers SET verified_at = ${at}, updated_at = ${at} WHERE id = ${customerId} AND verified_at IS NULL`
+      })
   }
 })
 

@@ -144,16 +144,96 @@ const nameOf = (text: string): string | undefined => {
 }
 
 /**
- * A node-postgres client that prepares the statements it runs with parameters by name, once per connection:
- * PostgreSQL then parses and plans each text once per connection instead of on every execution (what pgbench's
- * `-M prepared` does). Multi-statement texts and statements without parameters run as they are.
+ * Transaction-control statements that are sent together with the statement after them instead of alone: `BEGIN`,
+ * `SAVEPOINT` and `RELEASE SAVEPOINT` as @effect/sql writes them. Each would otherwise cost a round trip of its own
+ * (a socket write, a wake-up of PostgreSQL, a reply to wait for) for an answer that carries nothing.
+ */
+const deferrable = /^(?:BEGIN|SAVEPOINT effect_sql_\d+|RELEASE SAVEPOINT effect_sql_\d+)$/
+
+/** The parts of node-postgres' Client this one relies on (not in its type declarations). */
+interface ClientInternals {
+  readyForQuery: boolean
+  _queryQueue: Array<unknown>
+  _txStatus: string | null
+  connection: { query(text: string): void; stream?: { cork?: () => void; uncork?: () => void } }
+}
+
+type Callback = (error: unknown, result?: unknown) => void
+
+/**
+ * A node-postgres client that spends fewer round trips:
  *
- * A migration applied while this process runs may change a prepared `SELECT *`'s result type: PostgreSQL refuses the
- * cached plan (SQLSTATE 0A000). That statement is then answered by running its text unnamed, and its text is never
- * prepared again in this process.
+ * - Statements run with parameters are prepared by name, once per connection: PostgreSQL then parses and plans each
+ *   text once per connection instead of on every execution (what pgbench's `-M prepared` does). Multi-statement
+ *   texts and statements without parameters run as they are. A migration applied while this process runs may change
+ *   a prepared `SELECT *`'s result type: PostgreSQL refuses the cached plan (SQLSTATE 0A000). That statement is then
+ *   answered by running its text unnamed, and its text is never prepared again in this process.
+ * - `BEGIN`, `SAVEPOINT` and `RELEASE SAVEPOINT` (`deferrable`) are answered at once and sent in the same write as
+ *   the next statement, their replies consumed here before that statement's. A transaction's `BEGIN` travels with its
+ *   first statement, a group-committed command's savepoint with its first statement and its release with the next
+ *   one. If a deferred statement fails, the next statement reports that error (whatever its own outcome), so a
+ *   failure is never lost: every transaction ends with a `COMMIT` or `ROLLBACK`, which carries any statement still
+ *   deferred. A statement is deferred only while the connection is idle (nothing in flight or queued).
  */
 export class PreparingClient extends Pg.Client {
+  /** Deferred statements not sent yet. */
+  #deferred: Array<string> = []
+  /** Replies of sent deferred statements still to consume (each ends with its ReadyForQuery). */
+  #unanswered = 0
+  /** The first error among them, reported by the statement they were sent with. */
+  #deferredError: unknown = undefined
+
+  get #internals(): ClientInternals {
+    return this as unknown as ClientInternals
+  }
+
   override query(...args: Array<any>): any {
+    const [config, values, callback] = args
+    const internals = this.#internals
+    if (
+      typeof config === "string" && deferrable.test(config) && Array.isArray(values) && values.length === 0 &&
+      typeof callback === "function" && internals.readyForQuery && internals._queryQueue.length === 0
+    ) {
+      this.#deferred.push(config)
+      callback(null, { command: config.slice(0, config.indexOf(" ") >>> 0), rowCount: null, rows: [], fields: [], oid: null })
+      return undefined
+    }
+    if (this.#deferred.length === 0) return this.#run(args)
+    const last = args.length - 1
+    if (typeof args[last] !== "function" || !internals.readyForQuery || internals._queryQueue.length > 0) {
+      // Not the plain case (no callback to report an error to, or something in flight): the deferred statements go
+      // first as ordinary queries; an error of theirs is reported by the next statement with a callback.
+      const deferred = this.#deferred
+      this.#deferred = []
+      for (const text of deferred) {
+        super.query(text, [], (error: unknown) => {
+          if (error !== null && error !== undefined) this.#deferredError ??= error
+        })
+      }
+      return this.#run(args)
+    }
+    const callbackOf: Callback = args[last]
+    args[last] = ((error: unknown, result?: unknown) => {
+      const deferredError = this.#deferredError
+      this.#deferredError = undefined
+      if (deferredError !== undefined) callbackOf(deferredError)
+      else callbackOf(error, result)
+    }) satisfies Callback
+    const stream = internals.connection.stream
+    stream?.cork?.()
+    try {
+      for (const text of this.#deferred) {
+        internals.connection.query(text)
+        this.#unanswered++
+      }
+      this.#deferred = []
+      return this.#run(args)
+    } finally {
+      stream?.uncork?.()
+    }
+  }
+
+  #run(args: Array<any>): any {
     const [config, values, callback] = args
     if (typeof config === "string" && Array.isArray(values) && values.length > 0 && typeof callback === "function") {
       const name = nameOf(config)
@@ -168,6 +248,31 @@ export class PreparingClient extends Pg.Client {
       }
     }
     return (super.query as (...a: Array<any>) => any)(...args)
+  }
+
+  // The replies of sent deferred statements come before the reply of the statement they were sent with: each is a
+  // CommandComplete (or an ErrorResponse) and a ReadyForQuery, consumed here. Notices go their usual way.
+
+  _handleCommandComplete(message: unknown): void {
+    if (this.#unanswered > 0) return
+    ;(Pg.Client.prototype as any)._handleCommandComplete.call(this, message)
+  }
+
+  _handleErrorMessage(message: unknown): void {
+    if (this.#unanswered > 0) {
+      this.#deferredError ??= message
+      return
+    }
+    ;(Pg.Client.prototype as any)._handleErrorMessage.call(this, message)
+  }
+
+  _handleReadyForQuery(message: { status?: string } | undefined): void {
+    if (this.#unanswered > 0) {
+      this.#unanswered--
+      this.#internals._txStatus = message?.status ?? null
+      return
+    }
+    ;(Pg.Client.prototype as any)._handleReadyForQuery.call(this, message)
   }
 }
 

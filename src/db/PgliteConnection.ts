@@ -26,8 +26,27 @@ export class BatchingPgliteConnection extends EventEmitter {
 
   /** Checked by pg's Client.end(), which skips connection.end() without it. */
   public _connecting = false
-  /** pg's Client.end() destroys the stream when a query is still active. */
-  public readonly stream = { destroy: () => this.end() }
+  /**
+   * pg's Client.end() destroys the stream when a query is still active. While corked (pg corks around a statement's
+   * messages; `PreparingClient` around a deferred statement and the next one), a send waits for the last uncork, so
+   * everything written meanwhile reaches PGlite as one buffer.
+   */
+  public readonly stream = {
+    destroy: () => this.end(),
+    cork: () => {
+      this.#corked++
+    },
+    uncork: () => {
+      if (this.#corked === 0) return
+      this.#corked--
+      if (this.#corked === 0 && this.#sendAtUncork) {
+        this.#sendAtUncork = false
+        this.#send()
+      }
+    }
+  }
+  #corked = 0
+  #sendAtUncork = false
   public parsedStatements: Record<string, string> = {}
   public submittedNamedStatements: Record<string, string> = {}
 
@@ -46,6 +65,10 @@ export class BatchingPgliteConnection extends EventEmitter {
   }
 
   #send() {
+    if (this.#corked > 0) {
+      this.#sendAtUncork = true
+      return
+    }
     if (this.#pending.length === 0) return
     const buffer = this.#pending.length === 1 ? this.#pending[0]! : Buffer.concat(this.#pending)
     this.#pending = []

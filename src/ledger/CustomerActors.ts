@@ -24,9 +24,10 @@ import { CustomerBusy } from "./Errors.js"
  *   no savepoint);
  * - each command, in mailbox order, in its own savepoint (a nested `transaction`): a command that fails (typed
  *   error or defect) rolls back its savepoint only — its rows and its events are gone, its neighbours go on;
- * - each command gets the customer row as it is at that point of the batch: after a command that succeeded the
- *   row is read again (not locked again) before the next command, since a command may change it (`verified_at`
- *   on a first approved Tier 1); after a failed command the savepoint rollback restored it, no read needed;
+ * - each command gets the customer row as it is at that point of the batch: after a command that succeeded and
+ *   wrote the row (`verified_at` on a first approved Tier 1; `CustomersRepo.rowWritesSoFar` moved while it ran) the
+ *   row is read again (not locked again) before the next command; after a failed command the savepoint rollback
+ *   restored it, no read needed;
  * - one commit; the events of the commands that succeeded are published (in order) after it, then every command
  *   gets its own outcome, exactly as if it had run alone. If anything outside the savepoints fails (the lock, the
  *   commit) nothing of the batch is stored and every command of the batch gets that failure as a defect (500;
@@ -162,12 +163,14 @@ export const layer = Layer.scoped(
           }
           stale = false
           const current: CustomerRow = row
+          const writesBefore = CustomersRepo.rowWritesSoFar()
           // Suspended: a command that throws while building its effect is that command's defect only.
           // SQL failures of a command are defects, as when it runs alone; its savepoint is rolled back either way.
           const outcome = yield* Effect.exit(
             transaction(Effect.suspend(() => job.command(current))).pipe(Effect.catchIf(isSqlError, Effect.die), forPartner(partnerId))
           )
-          if (Exit.isSuccess(outcome)) stale = true
+          // The counter is per process, so other customers' commands may move it too: at worst a read too many.
+          if (Exit.isSuccess(outcome) && CustomersRepo.rowWritesSoFar() !== writesBefore) stale = true
           outcomes.push(outcome)
         }
         return outcomes
