@@ -92,6 +92,9 @@ export const layer = Layer.scoped(
     const customers = yield* CustomersRepo.make
     const stats = yield* Ref.make<ActorStats>({ batches: 0, commands: 0, largestBatch: 0 })
 
+    /** All a batch's fiber has in its context. */
+    const batchContext = Context.make(SqlClient.SqlClient, sql).pipe(Context.add(EventBus, bus))
+
     /** A transaction's effect with the actors' services; SQL failures are defects, as for any command. */
     const provided = <A, E>(effect: Effect.Effect<A, E | SqlError.SqlError, SqlClient.SqlClient | EventBus>) =>
       effect.pipe(
@@ -213,10 +216,12 @@ export const layer = Layer.scoped(
         Effect.gen(function*() {
           const mailbox = yield* Queue.bounded<Job>(config.actorMailboxCapacity)
           yield* Effect.addFinalizer(() => Queue.shutdown(mailbox))
-          // The head of the mailbox and whatever is queued behind it, up to the batch bound.
+          // The head of the mailbox and whatever is queued behind it, up to the batch bound. Batches run with only
+          // the services a command may need (a command's own requirements are provided by its author; the type of
+          // `Command` has none): every statement and savepoint copies the fiber's context, so it is kept small.
           yield* Effect.forkScoped(Effect.forever(Effect.flatMap(
             Queue.takeBetween(mailbox, 1, groupCommitMax),
-            (jobs) => runBatch(customerId, Chunk.toReadonlyArray(jobs))
+            (jobs) => Effect.mapInputContext(runBatch(customerId, Chunk.toReadonlyArray(jobs)), (_: Context.Context<never>) => batchContext)
           )))
           return { mailbox } satisfies Actor
         }),
