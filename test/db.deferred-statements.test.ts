@@ -195,4 +195,21 @@ describe("deferred transaction control (PreparingClient)", () => {
       client.release()
     }
   })
+
+  it("a client given back with a statement still deferred is discarded, not reused", async () => {
+    const client = await ours.connect()
+    const removed = new Promise((resolve) => ours.once("remove", resolve))
+    expect(await ask(client, "BEGIN")).toEqual({ rows: [], command: "BEGIN" })
+    client.release()
+    expect(await removed).toBe(client)
+    // The next client starts outside any transaction: a write is committed on its own.
+    const next = await ours.connect()
+    try {
+      expect(next).not.toBe(client)
+      expect(await ask(next, insert(701, "seven")[0], insert(701, "seven")[1])).toEqual({ rows: [], command: "INSERT" })
+    } finally {
+      next.release()
+    }
+    expect((await stock.query(`SELECT count(*)::int AS n FROM ${table} WHERE id = 701`)).rows).toEqual([{ n: 1 }])
+  })
 })

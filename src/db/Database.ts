@@ -183,6 +183,28 @@ export class PreparingClient extends Pg.Client {
   /** The first error among them, reported by the statement they were sent with. */
   #deferredError: unknown = undefined
 
+  #release: ((error?: unknown) => void) | undefined
+
+  /**
+   * Set by pg-pool at each checkout. A client given back with a statement still deferred (or a deferred statement's
+   * error not yet reported) is discarded instead of reused: its next user must never start inside a transaction it
+   * did not begin. @effect/sql ends every transaction with COMMIT or ROLLBACK, so this is a safety net.
+   */
+  get release(): ((error?: unknown) => void) | undefined {
+    return this.#release
+  }
+
+  set release(release: ((error?: unknown) => void) | undefined) {
+    this.#release = release === undefined ? undefined : (error?: unknown) => {
+      if ((this.#deferred.length > 0 || this.#deferredError !== undefined) && !error) {
+        this.#deferred = []
+        this.#deferredError = undefined
+        return release(new Error("PreparingClient: released with a deferred statement not sent; the client is discarded"))
+      }
+      return release(error)
+    }
+  }
+
   get #internals(): ClientInternals {
     return this as unknown as ClientInternals
   }

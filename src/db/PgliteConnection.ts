@@ -47,14 +47,24 @@ export class BatchingPgliteConnection extends EventEmitter {
   }
   #corked = 0
   #sendAtUncork = false
+  /** The 'end' listeners of the client that is ending, until the callback of its Client.end() is added. */
+  #ending: Array<() => void> | undefined
   public parsedStatements: Record<string, string> = {}
   public submittedNamedStatements: Record<string, string> = {}
 
   constructor(pglite: PGlite) {
     super()
     this.#pglite = pglite
-    this.on("newListener", (eventName) => {
+    this.on("newListener", (eventName, listener) => {
       if (eventName === "message") this.#emitMessage = true
+      if (eventName === "end" && this.#ending !== undefined) {
+        // pg's Client.end(callback) listens for 'end' right after calling end(): the callback is the ending
+        // client's (the pool's removal waits for it), not a next client's. It runs with the ended client's
+        // listeners and is taken off this connection again once added.
+        this.#ending.push(listener as () => void)
+        this.#ending = undefined
+        queueMicrotask(() => this.removeListener("end", listener as () => void))
+      }
     })
     this.#queue = pglite.waitReady
   }
@@ -168,6 +178,10 @@ export class BatchingPgliteConnection extends EventEmitter {
     const ended = this.listeners("end") as Array<() => void>
     this.#queue = this.#queue.then(() => {
       for (const listener of ended) listener.call(this)
+    })
+    this.#ending = ended
+    queueMicrotask(() => {
+      if (this.#ending === ended) this.#ending = undefined
     })
     // The pool reuses this connection for its next client: drop the ended client's listeners so that they do not
     // receive its messages.
