@@ -164,6 +164,11 @@ export const layer = Layer.effect(
      * posting writes nothing, so no caller depends on a rollback. Returns the accounts as they were read, for the
      * refusal's message or the missing accounts to create. The customer row is locked by the caller, so the
      * balances read here are the ones updated.
+     *
+     * The first array goes through a sub-select, so that the planner estimates the number of postings the same with
+     * and without the values: otherwise every custom plan (which counts the array) looks cheaper than the generic
+     * one, and PostgreSQL plans this prepared statement again on every execution, which costs more than running it
+     * (docs/performance.md "Plans of prepared statements"; test/ledger.journal-plan.test.ts).
      */
     interface Extra {
       readonly open?: { readonly id: string; readonly currency: Asset; readonly amount: bigint; readonly resourceType: string; readonly resourceId: string }
@@ -173,7 +178,7 @@ export const layer = Layer.effect(
       sql<{ ord: number; kind: string; accountId: string | null; balance: string | null; ok: boolean }>`
         WITH p AS (
           SELECT * FROM unnest(
-            ${ordered.map((_, i) => i)}::int[],
+            (SELECT ${ordered.map((_, i) => i)}::int[]),
             ${ordered.map(({ account }) => account.kind === "house" ? null : account.customerId)}::uuid[],
             ${ordered.map(({ account }) => account.kind)}::text[],
             ${ordered.map(({ account }) => account.kind === "house" ? account.code : null)}::text[],

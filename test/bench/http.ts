@@ -204,10 +204,12 @@ interface Cluster {
 }
 
 const startCluster = async (): Promise<{ adminUrl: string; postmasterPid: number; description: string }> => {
-  // pg_stat_statements (postgresql-15 contrib) when installed: statements and commits per request. It costs
-  // pgbench and the service alike; --no-stat-statements leaves it out.
+  // pg_stat_statements (postgresql-15 contrib) when installed: statements and commits per request, and with
+  // track_planning how often each statement was planned (a prepared statement planned on every call is re-planned:
+  // docs/performance.md "Plans of prepared statements"). It costs pgbench and the service alike;
+  // --no-stat-statements leaves it out.
   const statStatements = useStatStatements && NodeFs.existsSync(`${pgBin}/../lib/pg_stat_statements.so`)
-  const cluster = await startThrowawayCluster(pgBin, "pmm-bench-http-pg-", statStatements ? "-c shared_preload_libraries=pg_stat_statements" : "")
+  const cluster = await startThrowawayCluster(pgBin, "pmm-bench-http-pg-", statStatements ? "-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track_planning=on" : "")
   return {
     adminUrl: cluster.adminUrl,
     postmasterPid: cluster.postmasterPid,
@@ -296,8 +298,13 @@ interface DbActivity {
   readonly statements: number
   readonly commits: number
   readonly rollbacks: number
-  readonly top: Array<{ readonly query: string; readonly calls: number; readonly execMs: number }>
+  /** `plans`: times PostgreSQL planned the statement (pg_stat_statements.track_planning): a prepared statement planned on every call is re-planned. */
+  readonly top: Array<{ readonly query: string; readonly calls: number; readonly execMs: number; readonly plans: number; readonly planMs: number }>
 }
+
+const statementLine = (t: { perReq: number; execMsPerCall: number; plansPerCall: number; planMsPerCall: number; query: string }) =>
+  `  ${t.perReq.toFixed(2).padStart(6)}  ${t.execMsPerCall.toFixed(3).padStart(7)}  ${t.plansPerCall.toFixed(2).padStart(5)}  ` +
+  `${t.planMsPerCall.toFixed(3).padStart(7)}  ${t.query.slice(0, 120)}`
 
 const dbWindow = async (cluster: Cluster, database: string) => {
   const before = await withClient(cluster.adminUrl, async (client) => {
@@ -312,10 +319,17 @@ const dbWindow = async (cluster: Cluster, database: string) => {
       const walBytes = Number(now.bytes)
       const writeTransactions = Number(now.xid) - Number(before.xid)
       if (!cluster.statements) return { walBytes, writeTransactions, statements: NaN, commits: NaN, rollbacks: NaN, top: [] }
-      const { rows } = await client.query<{ query: string; calls: string; exec_ms: string }>(
-        "SELECT s.query, sum(s.calls)::text AS calls, sum(s.total_exec_time)::text AS exec_ms FROM pg_stat_statements s " +
+      const { rows } = await client.query<{ query: string; calls: string; exec_ms: string; plans: string; plan_ms: string }>(
+        "SELECT s.query, sum(s.calls)::text AS calls, sum(s.total_exec_time)::text AS exec_ms, sum(s.plans)::text AS plans, " +
+          "sum(s.total_plan_time)::text AS plan_ms FROM pg_stat_statements s " +
           "JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1 GROUP BY s.query ORDER BY sum(s.calls) DESC", [database])
-      const calls = rows.map((r) => ({ query: r.query.replace(/\s+/g, " ").trim(), calls: Number(r.calls), execMs: Number(r.exec_ms) }))
+      const calls = rows.map((r) => ({
+        query: r.query.replace(/\s+/g, " ").trim(),
+        calls: Number(r.calls),
+        execMs: Number(r.exec_ms),
+        plans: Number(r.plans),
+        planMs: Number(r.plan_ms)
+      }))
       const sum = (pattern: RegExp) => calls.filter((c) => pattern.test(c.query)).reduce((n, c) => n + c.calls, 0)
       return {
         walBytes,
@@ -647,7 +661,7 @@ interface Workload {
   readonly rollbacksPerReq: number
   readonly walBytesPerReq: number
   /** Calls per request and mean execution time per call (pg_stat_statements' total_exec_time / calls, ms). */
-  readonly topStatements: Array<{ readonly query: string; readonly perReq: number; readonly execMsPerCall: number }>
+  readonly topStatements: Array<{ readonly query: string; readonly perReq: number; readonly execMsPerCall: number; readonly plansPerCall: number; readonly planMsPerCall: number }>
   /** Monotonic clock (µs, as in a V8 CPU profile) at the start and end of the measurement. */
   readonly fromUs: number
   readonly toUs: number
@@ -731,7 +745,13 @@ const drive = async (service: Service, apiKey: string, shape: Shape, duration: n
     writeTxPerReq: (activity?.writeTransactions ?? NaN) / ok,
     rollbacksPerReq: (activity?.rollbacks ?? NaN) / ok,
     walBytesPerReq: (activity?.walBytes ?? NaN) / ok,
-    topStatements: (activity?.top ?? []).map((t) => ({ query: t.query, perReq: t.calls / ok, execMsPerCall: t.calls > 0 ? t.execMs / t.calls : 0 })),
+    topStatements: (activity?.top ?? []).map((t) => ({
+      query: t.query,
+      perReq: t.calls / ok,
+      execMsPerCall: t.calls > 0 ? t.execMs / t.calls : 0,
+      plansPerCall: t.calls > 0 ? t.plans / t.calls : 0,
+      planMsPerCall: t.calls > 0 ? t.planMs / t.calls : 0
+    })),
     fromUs,
     toUs
   }
@@ -1076,13 +1096,14 @@ const main = async () => {
     `pgbench client: TPC-B ${cpu(over(tpcbRuns, (r) => r.pgbenchCpuMsPerTx))}, select-only ${cpu(over(selectRuns, (r) => r.pgbenchCpuMsPerTx))} ms/tx.`)
   const top = pgWithdraws[0]?.topStatements ?? []
   if (top.length > 0) {
-    log(`Statements per withdrawal (spread, run 1), most frequent first: calls per withdrawal, mean execution ms per call:`)
-    for (const t of top) log(`  ${t.perReq.toFixed(2).padStart(6)}  ${t.execMsPerCall.toFixed(3).padStart(7)}  ${t.query.slice(0, 140)}`)
+    log(`Statements per withdrawal (spread, run 1), most frequent first: calls per withdrawal, mean execution ms per call, plans per call, ` +
+      `mean planning ms per call (a prepared statement with about 1 plan per call is planned again on every execution):`)
+    for (const t of top) log(statementLine(t))
   }
   const topHot = pgHots[0]?.topStatements ?? []
   if (topHot.length > 0) {
     log(`Statements per withdrawal (hot, run 1), most frequent first:`)
-    for (const t of topHot.slice(0, 8)) log(`  ${t.perReq.toFixed(2).padStart(6)}  ${t.execMsPerCall.toFixed(3).padStart(7)}  ${t.query.slice(0, 140)}`)
+    for (const t of topHot.slice(0, 8)) log(statementLine(t))
   }
 
   NodeFs.mkdirSync(NodePath.dirname(outputFile), { recursive: true })
