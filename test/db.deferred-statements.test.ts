@@ -196,6 +196,22 @@ describe("deferred transaction control (PreparingClient)", () => {
     }
   })
 
+  it("a deferred statement sent the ordinary way (the next query has no callback) that fails is reported by the next statement with one", async () => {
+    const client = await ours.connect()
+    try {
+      expect(await ask(client, "BEGIN")).toEqual({ rows: [], command: "BEGIN" })
+      expect(await ask(client, insert(801, "eight")[0], insert(801, "eight")[1])).toEqual({ rows: [], command: "INSERT" })
+      expect(await ask(client, "RELEASE SAVEPOINT effect_sql_9")).toEqual({ rows: [], command: "RELEASE" })
+      // A promise-style query: the RELEASE goes first as an ordinary statement and fails; this one then fails too.
+      await expect(client.query("SELECT 1 AS one", [])).rejects.toMatchObject({ code: "25P02" })
+      // COMMIT of the aborted transaction answers ROLLBACK without an error: the RELEASE's error is reported here.
+      expect(await ask(client, "COMMIT")).toEqual({ error: "3B001" })
+      expect(await ask(client, `SELECT count(*)::int AS n FROM ${table} WHERE id = $1`, [801])).toEqual({ rows: [{ n: 0 }], command: "SELECT" })
+    } finally {
+      client.release()
+    }
+  })
+
   it("a client given back with a statement still deferred is discarded, not reused", async () => {
     const client = await ours.connect()
     const removed = new Promise((resolve) => ours.once("remove", resolve))

@@ -220,13 +220,24 @@ export class PreparingClient extends Pg.Client {
       callback(null, { command: config.slice(0, config.indexOf(" ") >>> 0), rowCount: null, rows: [], fields: [], oid: null })
       return undefined
     }
-    if (this.#deferred.length === 0) return this.#run(args)
+    // Every statement with a callback reports a deferred statement's error that no statement has reported yet.
     const last = args.length - 1
-    if (typeof args[last] !== "function" || !internals.readyForQuery || internals._queryQueue.length > 0) {
+    const callbackOf: Callback | undefined = typeof args[last] === "function" ? args[last] : undefined
+    if (callbackOf !== undefined) {
+      args[last] = ((error: unknown, result?: unknown) => {
+        const deferredError = this.#deferredError
+        this.#deferredError = undefined
+        if (deferredError !== undefined) callbackOf(deferredError)
+        else callbackOf(error, result)
+      }) satisfies Callback
+    }
+    if (this.#deferred.length === 0) return this.#run(args)
+    const deferred = this.#deferred
+    this.#deferred = []
+    if (callbackOf === undefined || !internals.readyForQuery || internals._queryQueue.length > 0) {
       // Not the plain case (no callback to report an error to, or something in flight): the deferred statements go
-      // first as ordinary queries; an error of theirs is reported by the next statement with a callback.
-      const deferred = this.#deferred
-      this.#deferred = []
+      // first as ordinary queries; an error of theirs is reported by the next statement with a callback (this one,
+      // when it has one).
       for (const text of deferred) {
         super.query(text, [], (error: unknown) => {
           if (error !== null && error !== undefined) this.#deferredError ??= error
@@ -234,21 +245,13 @@ export class PreparingClient extends Pg.Client {
       }
       return this.#run(args)
     }
-    const callbackOf: Callback = args[last]
-    args[last] = ((error: unknown, result?: unknown) => {
-      const deferredError = this.#deferredError
-      this.#deferredError = undefined
-      if (deferredError !== undefined) callbackOf(deferredError)
-      else callbackOf(error, result)
-    }) satisfies Callback
     const stream = internals.connection.stream
     stream?.cork?.()
     try {
-      for (const text of this.#deferred) {
+      for (const text of deferred) {
         internals.connection.query(text)
         this.#unanswered++
       }
-      this.#deferred = []
       return this.#run(args)
     } finally {
       stream?.uncork?.()
