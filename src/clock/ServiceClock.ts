@@ -71,14 +71,24 @@ export const partnerTimeSql = (sql: SqlClient.SqlClient, instanceNow: Date, part
   }), 0) * interval '1 millisecond')`
 
 /**
- * When the earliest pending row of the partners that advanced their own clocks falls due on the instance's clock:
- * `perPartner` is a `SELECT min(<due column>) AS at ...` of one partner's pending rows, correlated on `o.partner_id`
- * (`partner_clock_offsets o`). A daemon takes the least of this and the plain `min(<due column>)` over every row: a
- * row of an advanced partner is due on the instance's clock no later than at its own due time, so the least of the
- * two is the earliest due time, and both read indexes (no expression over every pending row).
+ * When the earliest pending row of `table` falls due on the instance's clock, as a SQL expression: the plain
+ * `min(<column>)` of the rows matching `pending`, and, once some partner has advanced its own clock
+ * (`partnersAhead`), the least of that and the same minimum per advanced partner converted to instance time
+ * (`partner_clock_offsets o`, each partner's rows read through its own index). A row of an advanced partner is due
+ * on the instance's clock no later than at its own due time, so the least of the two is the earliest due time, and
+ * both read indexes (no expression over every pending row). The daemons of jobs and webhook deliveries use it.
  */
-export const earliestOfAdvancedPartners = (sql: SqlClient.SqlClient, perPartner: Statement.Fragment | Statement.Statement<unknown>) =>
-  sql`(SELECT min(m.at - o.offset_ms * interval '1 millisecond') FROM partner_clock_offsets o CROSS JOIN LATERAL (${perPartner}) m)`
+export const earliestDueSql = (
+  sql: SqlClient.SqlClient,
+  options: { readonly table: string; readonly column: string; readonly pending: Statement.Fragment; readonly partnersAhead: boolean }
+) => {
+  const table = sql.literal(options.table)
+  const column = sql.literal(options.column)
+  const earliest = sql`SELECT min(${column}) FROM ${table} WHERE ${options.pending}`
+  if (!options.partnersAhead) return sql`(${earliest})`
+  const perPartner = sql`SELECT min(${column}) AS at FROM ${table} WHERE partner_id = o.partner_id AND ${options.pending}`
+  return sql`least((${earliest}), (SELECT min(m.at - o.offset_ms * interval '1 millisecond') FROM partner_clock_offsets o CROSS JOIN LATERAL (${perPartner}) m))`
+}
 
 /**
  * The longest a sleeper waits before re-reading the clock, and how often the stored offsets are read again: bounds

@@ -217,13 +217,16 @@ export class PreparingClient extends Pg.Client {
       typeof callback === "function" && internals.readyForQuery && internals._queryQueue.length === 0
     ) {
       this.#deferred.push(config)
-      callback(null, { command: config.slice(0, config.indexOf(" ") >>> 0), rowCount: null, rows: [], fields: [], oid: null })
+      callback(null, { command: config.split(" ", 1)[0], rowCount: null, rows: [], fields: [], oid: null })
       return undefined
     }
-    // Every statement with a callback reports a deferred statement's error that no statement has reported yet.
+    // A statement with a callback that is sent with deferred statements, or asked after one of them failed
+    // unreported, reports that error. (An error of a deferred statement sent the ordinary way is recorded before
+    // the statements queued behind it finish, so the next statement asked after them reports it: at the latest the
+    // transaction's COMMIT or ROLLBACK.)
     const last = args.length - 1
     const callbackOf: Callback | undefined = typeof args[last] === "function" ? args[last] : undefined
-    if (callbackOf !== undefined) {
+    if (callbackOf !== undefined && (this.#deferred.length > 0 || this.#deferredError !== undefined)) {
       args[last] = ((error: unknown, result?: unknown) => {
         const deferredError = this.#deferredError
         this.#deferredError = undefined

@@ -1,6 +1,6 @@
 import { SqlClient, SqlError, SqlSchema } from "@effect/sql"
 import { Cause, Context, Duration, Effect, Exit, Layer, Option, ParseResult, Queue, Ref, Schema } from "effect"
-import { earliestOfAdvancedPartners, forInstance, forPartner, ServiceClock } from "../clock/ServiceClock.js"
+import { earliestDueSql, forInstance, forPartner, ServiceClock } from "../clock/ServiceClock.js"
 import { EventBus, transaction } from "../events/Events.js"
 import { Ids } from "../ids/Ids.js"
 import { orDieOnRow } from "../db/Rows.js"
@@ -191,15 +191,10 @@ export const layer = Layer.effect(
     const earliestDue = SqlSchema.single({
       Request: Schema.Struct({ kinds: Schema.Array(Schema.String), partnersAhead: Schema.Boolean }),
       Result: Schema.Struct({ runAt: Schema.NullOr(Schema.DateFromSelf) }),
-      execute: ({ kinds, partnersAhead }) => {
-        const pending = sql`status = 'PENDING' AND kind IN ${sql.in(kinds)}`
-        const earliest = sql`SELECT min(run_at) FROM jobs WHERE ${pending}`
-        return partnersAhead
-          ? sql`SELECT least((${earliest}), ${
-            earliestOfAdvancedPartners(sql, sql`SELECT min(run_at) AS at FROM jobs WHERE partner_id = o.partner_id AND ${pending}`)
-          }) AS run_at`
-          : sql`SELECT (${earliest}) AS run_at`
-      }
+      execute: ({ kinds, partnersAhead }) =>
+        sql`SELECT ${
+          earliestDueSql(sql, { table: "jobs", column: "run_at", pending: sql`status = 'PENDING' AND kind IN ${sql.in(kinds)}`, partnersAhead })
+        } AS run_at`
     })
     const findJob = SqlSchema.findOne({
       Request: Schema.String,

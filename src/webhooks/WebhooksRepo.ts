@@ -1,6 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { earliestOfAdvancedPartners, partnerTimeSql } from "../clock/ServiceClock.js"
+import { earliestDueSql, partnerTimeSql } from "../clock/ServiceClock.js"
 import { DeliveryStatus } from "./Api.js"
 import { orDieOnRow } from "../db/Rows.js"
 
@@ -267,15 +267,15 @@ export const make = Effect.gen(function*() {
   const nextDueAt = SqlSchema.single({
     Request: Schema.Boolean,
     Result: Schema.Struct({ nextAt: Schema.NullOr(Schema.DateFromSelf) }),
-    execute: (partnersAhead) => {
-      const due = sql`status = 'PENDING' AND (lease_until IS NULL OR lease_until <= now())`
-      const earliest = sql`SELECT min(next_attempt_at) FROM webhook_deliveries WHERE ${due}`
-      return partnersAhead
-        ? sql`SELECT least((${earliest}), ${
-          earliestOfAdvancedPartners(sql, sql`SELECT min(next_attempt_at) AS at FROM webhook_deliveries WHERE partner_id = o.partner_id AND ${due}`)
-        }) AS next_at`
-        : sql`SELECT (${earliest}) AS next_at`
-    }
+    execute: (partnersAhead) =>
+      sql`SELECT ${
+        earliestDueSql(sql, {
+          table: "webhook_deliveries",
+          column: "next_attempt_at",
+          pending: sql`status = 'PENDING' AND (lease_until IS NULL OR lease_until <= now())`,
+          partnersAhead
+        })
+      } AS next_at`
   })
   const page = SqlSchema.findAll({
     Request: Schema.Struct({
