@@ -2,6 +2,7 @@ import * as NodeCrypto from "node:crypto"
 import * as NodeHttp from "node:http"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { requestIdOf } from "../src/http/Middleware.js"
 import { Partners } from "../src/partners/Partners.js"
 import { customerBody, startTestApp, type Reply, type TestApp } from "./support/TestApp.js"
 
@@ -489,6 +490,15 @@ describe("error envelope", () => {
       expect(id).toMatch(/^[A-Za-z0-9._-]{8,64}$/)
       expect(id).not.toBe(invalid)
     }
+  })
+
+  it("generated request ids are 96 random bits in hex, distinct across the random pool's refills", () => {
+    // 4 KiB pool, 12 bytes an id: 1,000 ids refill it twice.
+    const ids = Array.from({ length: 1000 }, () => requestIdOf(undefined))
+    for (const id of ids) expect(id).toMatch(/^req_[0-9a-f]{24}$/)
+    expect(new Set(ids).size).toBe(ids.length)
+    expect(requestIdOf("client-req.0001_abc")).toBe("client-req.0001_abc")
+    expect(requestIdOf("short")).toMatch(/^req_[0-9a-f]{24}$/)
   })
 
   it("body pre-check errors (415, 413, MALFORMED_JSON) carry x-request-id too", async () => {

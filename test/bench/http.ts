@@ -924,8 +924,11 @@ const main = async () => {
   log(`  withdrawals stored: ${pgRows} for ${pgOk} 2xx answers${pgRowsOk ? "" : " — MISMATCH"}`)
   const pgCheck = await ledgerCheck("PostgreSQL", { DATABASE_URL: serviceUrl })
 
-  type Profiled = { summary: ProfileSummary; file: string; workload: Workload; command: string }
-  /** The service under --cpu-prof on a fresh database: seeded, warmed up, the spread withdraw workload, SIGTERM. */
+  type Profiled = { summary: ProfileSummary; file: string; workload: Workload; command: string; balance?: { summary: ProfileSummary; workload: Workload } }
+  /**
+   * The service under --cpu-prof on a fresh database: seeded, warmed up, the spread withdraw workload, then (on
+   * PostgreSQL) the balance spread workload, SIGTERM; each workload's window summarised apart.
+   */
   const profileService = async (label: string, env: Record<string, string>, dataDir: string | undefined, postmasterPid: number | undefined): Promise<Profiled> => {
     NodeFs.mkdirSync(profileDir, { recursive: true })
     const profiled = await startService(`${label} --cpu-prof`, env, { profileTo: profileDir, ...(dataDir === undefined ? {} : { dataDir }) })
@@ -934,6 +937,9 @@ const main = async () => {
     await drive(profiled, profiledSeed.apiKey, withdrawShape("warm-up", profiledSpread), warmupSeconds, postmasterPid, true)
     if (postmasterPid !== undefined) await checkpoint(cluster)
     const workload = await drive(profiled, profiledSeed.apiKey, withdrawShape("withdraw spread (profiled)", profiledSpread), seconds, postmasterPid)
+    const balanceWorkload = postmasterPid === undefined ? undefined : await drive(profiled, profiledSeed.apiKey, {
+      name: "balance spread (profiled)", method: "GET", path: () => `/api/v1/partner/v1/customers/${profiledSpread()}/balance`
+    }, seconds, postmasterPid)
     const stopMs = await profiled.stop()
     // One file per thread of the process (CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile): node 20 runs module
     // hooks (tsx under --import) on a thread of their own. The main thread is 0; the busiest one is summarised.
@@ -948,13 +954,17 @@ const main = async () => {
     log(`  stopped (SIGTERM) in ${fmt(stopMs, 0)} ms; profile of the spread workload's ${seconds} s window only (start-up and seeding left out)` +
       (summaries.length > 1 ? `; other threads' profiles: ${summaries.slice(1).map((s) => `${NodePath.basename(s.file)} busy ${fmt(s.summary.busyMs, 0)} ms`).join(", ")}` : "") + ":")
     for (const line of formatSummary(summary, { requests: workload.ok })) log(`  ${line}`)
-    return { summary, file, workload, command: profiled.command }
+    if (balanceWorkload === undefined) return { summary, file, workload, command: profiled.command }
+    const balanceSummary = summarize(readProfile(file), { file: NodePath.relative(process.cwd(), file) || file, top: 25, fromUs: balanceWorkload.fromUs, toUs: balanceWorkload.toUs })
+    log(`  the balance spread workload's ${seconds} s window of the same profile:`)
+    for (const line of formatSummary(balanceSummary, { requests: balanceWorkload.ok })) log(`  ${line}`)
+    return { summary, file, workload, command: profiled.command, balance: { summary: balanceSummary, workload: balanceWorkload } }
   }
 
   let profile: Profiled | undefined
   let liteProfile: Profiled | undefined
   if (profileRun) {
-    log("\nProfile: the service on PostgreSQL under --cpu-prof, withdraw spread only (a fresh database; figures not in the table)")
+    log("\nProfile: the service on PostgreSQL under --cpu-prof, withdraw spread then balance spread (a fresh database; figures not in the table)")
     const profileUrl = await createDatabase(cluster, `pmm_bench_http_profile_${runTag}`)
     profile = await profileService("PostgreSQL", { DATABASE_URL: profileUrl }, undefined, cluster.postmasterPid)
     log("\nProfile: the service on the embedded PGlite under --cpu-prof, withdraw spread only (a fresh data directory; the database's WebAssembly is in the same process)")
@@ -1131,7 +1141,7 @@ const main = async () => {
       tpcb, selectOnly: sel, withdrawSpread: spreadF, withdrawHot: hotF, balanceSpread: balanceF, pgliteWithdrawSpread: liteF,
       readyExisting: { postgres: pgReady, pglite: liteReady }, goals
     },
-    profile: profile === undefined ? null : { file: profile.file, command: profile.command, workload: profile.workload, summary: profile.summary },
+    profile: profile === undefined ? null : { file: profile.file, command: profile.command, workload: profile.workload, summary: profile.summary, balance: profile.balance ?? null },
     pgliteProfile: liteProfile === undefined ? null : { file: liteProfile.file, command: liteProfile.command, workload: liteProfile.workload, summary: liteProfile.summary },
     table: rows,
     runSeconds,
