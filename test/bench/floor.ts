@@ -11,7 +11,7 @@
  * 2. The servers of test/bench/floorServer.ts, one at a time, each driven by autocannon with 32 keep-alive
  *    connections: node:http + node-postgres (no framework) and an @effect/platform HttpApi + @effect/sql-pg, each
  *    with 0, 1 and 7 round trips of trivial statements per request (a health check, a balance read's shape, a
- *    withdrawal's seven round trips).
+ *    withdrawal's seven round trips), and a POST of a small JSON body without a statement.
  * 3. Per workload: req/s, CPU per request of the server process, of PostgreSQL and of autocannon (this process).
  *    Then the budget: the goals are ratios to pgbench on the same 2 cores, so a goal of R × pgbench tps leaves
  *    cores / (R × tps) of CPU per request for the service, PostgreSQL and the load generator together.
@@ -71,10 +71,9 @@ const startServer = async (mode: string, databaseUrl: string) => {
 
 const drive = async (mode: string, databaseUrl: string, postmasterPid: number): Promise<Floor> => {
   const { child, port } = await startServer(mode, databaseUrl)
-  const trips = Number(mode.split("-")[1])
-  const request = trips === 7
-    ? { method: "POST" as const, path: "/write7", body: JSON.stringify({ amount: 1, reference: "bench-floor" }), headers: { "content-type": "application/json" } }
-    : { method: "GET" as const, path: trips === 1 ? "/read1/42" : "/read0" }
+  const kind = mode.split("-")[1]
+  const post = (path: string) => ({ method: "POST" as const, path, body: JSON.stringify({ amount: 1, reference: "bench-floor" }), headers: { "content-type": "application/json" } })
+  const request = kind === "7" ? post("/write7") : kind === "post" ? post("/post0") : { method: "GET" as const, path: kind === "1" ? "/read1/42" : "/read0" }
   const run = (duration: number) => autocannon({ url: `http://127.0.0.1:${port}`, connections, duration, pipelining: 1, requests: [request] })
   await run(1) // warm-up: connections, JIT, prepared statements
   const serverBefore = processCpu(child.pid!)
@@ -108,7 +107,7 @@ const main = async () => {
 
   log("\nFloors: trivial statements, nothing else (test/bench/floorServer.ts)")
   const floors: Array<Floor> = []
-  for (const mode of ["node-0", "node-1", "node-7", "effect-0", "effect-1", "effect-7"]) floors.push(await drive(mode, cluster.adminUrl, cluster.postmasterPid))
+  for (const mode of ["node-0", "node-post", "node-1", "node-7", "effect-0", "effect-post", "effect-1", "effect-7"]) floors.push(await drive(mode, cluster.adminUrl, cluster.postmasterPid))
 
   const budget = (ratio: number, tps: number) => (cores * 1000) / (ratio * tps)
   log("\nWhat the goals leave per request (all CPU of the machine: service + PostgreSQL + load generator)")

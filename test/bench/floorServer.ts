@@ -4,13 +4,14 @@
  *
  *   node --import tsx test/bench/floorServer.ts MODE     (DATABASE_URL for the modes with statements)
  *
- * MODE is `<stack>-<round trips>`:
+ * MODE is `<stack>-<round trips>` or `<stack>-post`:
  *   - stack `node`: node:http and node-postgres (a pool of 10, named prepared statements), no framework;
  *     `effect`: an @effect/platform HttpApi (schema-decoded path and payload, encoded response) served by
  *     NodeHttpServer, statements through @effect/sql-pg (the same layer the service builds on).
  *   - round trips `0`: `GET /read0` answers a small JSON body; `1`: `GET /read1/:n` runs one statement
  *     (`SELECT $1::int`), as a balance read does; `7`: `POST /write7` with a JSON body runs BEGIN, five statements
- *     and COMMIT, one round trip each (a withdrawal's seven).
+ *     and COMMIT, one round trip each (a withdrawal's seven); `post`: `POST /post0` with the same JSON body and no
+ *     statement (what reading and decoding a body costs).
  * The statements are trivial on purpose: PostgreSQL's share is the protocol's, not a domain's.
  * Prints `listening <port>` once it accepts connections.
  */
@@ -24,9 +25,9 @@ import Pg from "pg"
 
 const mode = process.argv[2] ?? ""
 const [stack, tripsText] = mode.split("-")
-const trips = Number(tripsText)
-if ((stack !== "node" && stack !== "effect") || ![0, 1, 7].includes(trips)) {
-  console.error("usage: floorServer.ts node-0|node-1|node-7|effect-0|effect-1|effect-7")
+const trips = tripsText === "post" ? 0 : Number(tripsText)
+if ((stack !== "node" && stack !== "effect") || !["0", "1", "7", "post"].includes(tripsText ?? "")) {
+  console.error("usage: floorServer.ts node-0|node-1|node-7|node-post|effect-0|effect-1|effect-7|effect-post")
   process.exit(2)
 }
 const databaseUrl = process.env.DATABASE_URL ?? ""
@@ -47,6 +48,15 @@ if (stack === "node") {
         (result) => answer(response, 200, body(result.rows[0].n)),
         (error) => answer(response, 500, JSON.stringify({ error: String(error) }))
       )
+      return
+    }
+    if (request.method === "POST" && request.url === "/post0") {
+      const chunks: Array<Buffer> = []
+      request.on("data", (chunk: Buffer) => chunks.push(chunk))
+      request.on("end", () => {
+        const input = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { amount: number }
+        answer(response, 201, body(input.amount))
+      })
       return
     }
     if (request.method === "POST" && request.url === "/write7") {
@@ -81,6 +91,8 @@ if (stack === "node") {
     HttpApiGroup.make("floor")
       .add(HttpApiEndpoint.get("read0", "/read0").addSuccess(Envelope))
       .add(HttpApiEndpoint.get("read1", "/read1/:n").setPath(Schema.Struct({ n: Schema.NumberFromString })).addSuccess(Envelope))
+      .add(HttpApiEndpoint.post("post0", "/post0").setPayload(Schema.Struct({ amount: Schema.Number, reference: Schema.String }))
+        .addSuccess(Envelope, { status: 201 }))
       .add(HttpApiEndpoint.post("write7", "/write7").setPayload(Schema.Struct({ amount: Schema.Number, reference: Schema.String }))
         .addSuccess(Envelope, { status: 201 }))
   )
@@ -92,6 +104,7 @@ if (stack === "node") {
       const sql = trips > 0 ? yield* SqlClient.SqlClient : undefined
       return handlers
         .handle("read0", () => Effect.succeed(envelope(0)))
+        .handle("post0", ({ payload }) => Effect.succeed(envelope(payload.amount)))
         .handle("read1", ({ path }) => Effect.map(one(sql!, path.n), envelope).pipe(Effect.orDie))
         .handle("write7", ({ payload }) =>
           sql!.withTransaction(Effect.gen(function*() {
