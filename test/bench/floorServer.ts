@@ -83,6 +83,8 @@ if (stack === "node") {
     answer(response, 404, "{}")
   })
   server.keepAliveTimeout = 60_000
+  // Exit (not die) on a signal, so `node --cpu-prof` writes its profile.
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => process.exit(0))
   server.listen(0, "127.0.0.1", () => console.log(`listening ${(server.address() as { port: number }).port}`))
 } else {
   const Answer = Schema.Struct({ n: Schema.Number, currency: Schema.String, balance: Schema.Number })
