@@ -128,12 +128,14 @@ describeProcess("the serve process", () => {
     // one log line per request, and never the API key in one (read after exit: the pipe is then fully drained)
     const logLines = first.stdout().split("\n").filter((line) => /message=http\b/.test(line))
     expect(logLines.length).toBeGreaterThanOrEqual(2)
-    expect(logLines.some((line) => line.includes("path=/api/v1/partner/v1/customers") && line.includes("status=201"))).toBe(true)
+    expect(logLines.some((line) => line.includes("path=/api/v1/partner/v1/customers") && line.includes("status=201") &&
+      /requestId=req_[0-9a-f]{24}/.test(line) && line.includes("method=POST") && /durationMs=[\d.]+/.test(line))).toBe(true)
     for (const line of logLines) expect(line).not.toContain(first.apiKey)
     expect(first.stderr()).not.toMatch(/\n\s+at /)
     expect(first.stderr()).not.toMatch(/Error/)
 
-    const second = await serve(env)
+    // Restarted at LOG_LEVEL=warning: no line per request.
+    const second = await serve({ ...env, LOG_LEVEL: "warning" })
     started.push(second)
     expect(second.apiKey).toBe(first.apiKey)
     const read = await json(
@@ -150,6 +152,7 @@ describeProcess("the serve process", () => {
     })
     expect(duplicate.status).toBe(409)
     expect(await stop(second)).toEqual({ code: 0, signal: null })
+    expect(second.stdout().split("\n").filter((line) => /message=http\b/.test(line))).toEqual([])
   }, 240_000)
 
   const invalid: Array<[string, Record<string, string>, string]> = [

@@ -5,7 +5,7 @@ import { routeTable } from "../src/http/Middleware.js"
 
 /** Every route of the API as method and path pattern, as the route table reads them. */
 const routes: Array<{ method: string; path: string }> = []
-HttpApi.reflect(Api as HttpApi.HttpApi.AnyWithProps, {
+HttpApi.reflect(Api as unknown as HttpApi.HttpApi.AnyWithProps, {
   onGroup: () => {},
   onEndpoint: ({ endpoint }) => routes.push({ method: endpoint.method, path: endpoint.path })
 })

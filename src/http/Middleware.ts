@@ -7,7 +7,7 @@ import {
   HttpServerResponse
 } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
-import { Cause, Effect, Either, Option } from "effect"
+import { Cause, Effect, Either, FiberRef, LogLevel, Option } from "effect"
 import * as Crypto from "node:crypto"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { errorBody, errorResponse, normalizeError } from "./ErrorEnvelope.js"
@@ -122,6 +122,8 @@ const cutParameter = (text: string, max: number) => {
   return `${text.slice(0, end)}…`
 }
 
+const unroutableCharacter = /[%;#]/
+
 const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
 
 /**
@@ -135,6 +137,8 @@ const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\
  * `CUSTOMER_FORBIDDEN`, the resource's 404, 400 naming the field); in a literal segment's place no route matches.
  */
 export const routableSegment = (segment: string): string | undefined => {
+  // Nearly every segment: nothing encoded, nothing cut, short enough (it decodes to itself).
+  if (segment.length <= routerParamLengthMax && !unroutableCharacter.test(segment)) return undefined
   let text: string
   let decodable = true
   try {
@@ -376,15 +380,18 @@ export const makeHttpMiddleware = (options: { readonly maxJsonBodyBytes: number;
             : errorResponse(errorBody({ status: 404, message: `No route for ${request.method} ${path}`, path, timestamp }))
         }
         response = normalizeError(response, { path, timestamp })
-        yield* Effect.logInfo("http").pipe(
-          Effect.annotateLogs({
-            requestId,
-            method: request.method,
-            path,
-            status: response.status,
-            durationMs: Math.round((performance.now() - started) * 10) / 10
-          })
-        )
+        // The line and its annotations are built only when it is written (LOG_LEVEL at info or below).
+        if (!LogLevel.greaterThan(yield* FiberRef.get(FiberRef.currentMinimumLogLevel), LogLevel.Info)) {
+          yield* Effect.logInfo("http").pipe(
+            Effect.annotateLogs({
+              requestId,
+              method: request.method,
+              path,
+              status: response.status,
+              durationMs: Math.round((performance.now() - started) * 10) / 10
+            })
+          )
+        }
         return HttpServerResponse.setHeader(response, "x-request-id", requestId)
       })
 
