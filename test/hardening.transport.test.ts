@@ -455,3 +455,60 @@ describe("error messages", () => {
     expect(replies[2]!.body.message).toMatch(/^request body must be a JSON object/)
   })
 })
+
+describe("JSON bodies read from the socket", () => {
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+  const head = (length: number) =>
+    `POST /api/v1/partner/v1/customers HTTP/1.1\r\nHost: HOST\r\nx-api-key: ${apiKey}\r\ncontent-type: application/json\r\n` +
+    `content-length: ${length}\r\n\r\n`
+
+  it("a body with a content-length that arrives in pieces is read whole (multi-byte characters split across them)", async () => {
+    const body = Buffer.from(JSON.stringify(customerBody({ firstName: "Zoë Ọlá" })))
+    const url = new URL(app.baseUrl)
+    const reply = await new Promise<RawReply>((resolve, reject) => {
+      const socket = Net.connect(Number(url.port), url.hostname)
+      let text = ""
+      socket.setEncoding("utf8")
+      socket.on("data", (chunk) => {
+        text += chunk
+        const split = text.indexOf("\r\n\r\n")
+        const length = Number(/^content-length:\s*(\d+)/im.exec(text.slice(0, Math.max(split, 0)))?.[1] ?? "-1")
+        if (split < 0 || Buffer.byteLength(text.slice(split + 4)) < length) return
+        socket.destroy()
+        resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1]), head: text.slice(0, split), body: JSON.parse(text.slice(split + 4)) })
+      })
+      socket.on("error", reject)
+      void (async () => {
+        socket.write(head(body.length).replace("HOST", url.host))
+        // Cut inside "ë" (two bytes in UTF-8) and again further on.
+        const cut = body.indexOf(Buffer.from("ë")) + 1
+        for (const piece of [body.subarray(0, cut), body.subarray(cut, cut + 7), body.subarray(cut + 7)]) {
+          await sleep(30)
+          socket.write(piece)
+        }
+      })()
+    })
+    expect(reply.status, JSON.stringify(reply.body)).toBe(201)
+    expect(reply.body.data.firstName).toBe("Zoë Ọlá")
+  })
+
+  it("a body cut short by the client writes nothing, and the server goes on serving", async () => {
+    const url = new URL(app.baseUrl)
+    await unchanged(async () => {
+      const body = JSON.stringify(customerBody())
+      await new Promise<void>((resolve) => {
+        const socket = Net.connect(Number(url.port), url.hostname, () => {
+          socket.write(head(body.length).replace("HOST", url.host))
+          socket.write(body.slice(0, 20))
+          setTimeout(() => {
+            socket.destroy()
+            resolve()
+          }, 50)
+        })
+        socket.on("error", () => resolve())
+      })
+      await sleep(100)
+    })
+    await newCustomer()
+  })
+})
