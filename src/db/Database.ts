@@ -1,8 +1,8 @@
 import { PGlite } from "@electric-sql/pglite"
 import { NodeContext } from "@effect/platform-node"
-import { SqlClient, SqlError } from "@effect/sql"
+import { SqlClient, SqlError, Statement } from "@effect/sql"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
-import { Effect, Layer, Option, Redacted, String as Str } from "effect"
+import { Context, Effect, Layer, Option, Redacted, String as Str } from "effect"
 import * as NodeFs from "node:fs"
 import Pg from "pg"
 import { AppConfig } from "../config/AppConfig.js"
@@ -89,7 +89,7 @@ export const pgliteLayer = (options: PgliteOptions): Layer.Layer<PgClient.PgClie
         await db.close()
       })
     ).pipe(Effect.map(({ pool }) => pool))
-  })
+  }).pipe(withLeanStatements)
 
 /** Applies the migrations; the same set on PGlite and PostgreSQL. */
 export const migrate = PgMigrator.run({ loader: PgMigrator.fromRecord(migrations) }).pipe(
@@ -325,7 +325,7 @@ export const postgresLayer = (url: Redacted.Redacted<string>, maxConnections: nu
       }),
       (pool) => Effect.promise(() => pool.end())
     )
-  })
+  }).pipe(withLeanStatements)
 
 /** The database the configuration asks for: PostgreSQL with DATABASE_URL, else PGlite in DATA_DIR. */
 export const layerFromConfig: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, SqlError.SqlError, AppConfig> = Layer.unwrapEffect(
@@ -343,3 +343,39 @@ export const layerFromConfig: Layer.Layer<PgClient.PgClient | SqlClient.SqlClien
 
 /** Database plus migrations applied. */
 export const layer = MigrationsLayer.pipe(Layer.provideMerge(layerFromConfig))
+
+/**
+ * Statements inside a transaction run on the transaction's connection without @effect/sql's per-statement span and
+ * scope (`Statement.withConnection`: a span, a `Scope`, the acquirer's context lookup, ~6 effects a statement).
+ * The connection is already the transaction's, so there is nothing to acquire or release; a statement transformer
+ * (`Statement.currentTransformer`, unused here) or a statement outside a transaction takes the library's path.
+ * Installed once, on the statement class @effect/sql builds every statement from.
+ */
+let leanStatementsInstalled = false
+const installLeanStatements = (sql: SqlClient.SqlClient) => {
+  if (leanStatementsInstalled) return
+  leanStatementsInstalled = true
+  const prototype = Object.getPrototypeOf(sql`SELECT 1`) as {
+    commit: (this: LeanStatement) => Effect.Effect<ReadonlyArray<unknown>, SqlError.SqlError>
+  }
+  const original = prototype.commit
+  prototype.commit = function(this: LeanStatement) {
+    return Effect.withFiberRuntime((fiber) => {
+      const transaction = Context.getOption(fiber.currentContext, SqlClient.TransactionConnection)
+      if (Option.isNone(transaction) || Option.isSome(fiber.getFiberRef(Statement.currentTransformer))) {
+        return original.call(this)
+      }
+      const [text, params] = this.compile()
+      return transaction.value[0].execute(text, params, this.transformRows)
+    })
+  }
+}
+
+interface LeanStatement {
+  compile(): readonly [string, ReadonlyArray<unknown>]
+  readonly transformRows: (<A extends object>(rows: ReadonlyArray<A>) => ReadonlyArray<A>) | undefined
+}
+
+function withLeanStatements<E, R>(layer: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, E, R>) {
+  return Layer.tap(layer, (context) => Effect.sync(() => installLeanStatements(Context.get(context, SqlClient.SqlClient))))
+}
