@@ -65,6 +65,41 @@ const collectInitdbGarbage = () => {
 }
 
 /**
+ * Statements inside a transaction run on the transaction's connection without @effect/sql's per-statement span and
+ * scope (`Statement.withConnection`: a span, a `Scope`, the acquirer's context lookup, ~6 effects a statement).
+ * The connection is already the transaction's, so there is nothing to acquire or release; a statement transformer
+ * (`Statement.currentTransformer`, unused here) or a statement outside a transaction takes the library's path.
+ * Installed once, on the statement class @effect/sql builds every statement from.
+ */
+let leanStatementsInstalled = false
+const installLeanStatements = (sql: SqlClient.SqlClient) => {
+  if (leanStatementsInstalled) return
+  leanStatementsInstalled = true
+  const prototype = Object.getPrototypeOf(sql`SELECT 1`) as {
+    commit: (this: LeanStatement) => Effect.Effect<ReadonlyArray<unknown>, SqlError.SqlError>
+  }
+  const original = prototype.commit
+  prototype.commit = function(this: LeanStatement) {
+    return Effect.withFiberRuntime((fiber) => {
+      const transaction = Context.getOption(fiber.currentContext, SqlClient.TransactionConnection)
+      if (Option.isNone(transaction) || Option.isSome(fiber.getFiberRef(Statement.currentTransformer))) {
+        return original.call(this)
+      }
+      const [text, params] = this.compile()
+      return transaction.value[0].execute(text, params, this.transformRows)
+    })
+  }
+}
+
+interface LeanStatement {
+  compile(): readonly [string, ReadonlyArray<unknown>]
+  readonly transformRows: (<A extends object>(rows: ReadonlyArray<A>) => ReadonlyArray<A>) | undefined
+}
+
+const withLeanStatements = <E, R>(layer: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, E, R>) =>
+  Layer.tap(layer, (context) => Effect.sync(() => installLeanStatements(Context.get(context, SqlClient.SqlClient))))
+
+/**
  * PGlite behind a node-postgres pool, so that the service talks to it through the same `PgClient` (and the same
  * SQL) as to PostgreSQL. PGlite serves one connection: the pool size is 1 and transactions queue. The connection
  * hands PGlite each statement's messages in one call (src/db/PgliteConnection.ts).
@@ -343,39 +378,3 @@ export const layerFromConfig: Layer.Layer<PgClient.PgClient | SqlClient.SqlClien
 
 /** Database plus migrations applied. */
 export const layer = MigrationsLayer.pipe(Layer.provideMerge(layerFromConfig))
-
-/**
- * Statements inside a transaction run on the transaction's connection without @effect/sql's per-statement span and
- * scope (`Statement.withConnection`: a span, a `Scope`, the acquirer's context lookup, ~6 effects a statement).
- * The connection is already the transaction's, so there is nothing to acquire or release; a statement transformer
- * (`Statement.currentTransformer`, unused here) or a statement outside a transaction takes the library's path.
- * Installed once, on the statement class @effect/sql builds every statement from.
- */
-let leanStatementsInstalled = false
-const installLeanStatements = (sql: SqlClient.SqlClient) => {
-  if (leanStatementsInstalled) return
-  leanStatementsInstalled = true
-  const prototype = Object.getPrototypeOf(sql`SELECT 1`) as {
-    commit: (this: LeanStatement) => Effect.Effect<ReadonlyArray<unknown>, SqlError.SqlError>
-  }
-  const original = prototype.commit
-  prototype.commit = function(this: LeanStatement) {
-    return Effect.withFiberRuntime((fiber) => {
-      const transaction = Context.getOption(fiber.currentContext, SqlClient.TransactionConnection)
-      if (Option.isNone(transaction) || Option.isSome(fiber.getFiberRef(Statement.currentTransformer))) {
-        return original.call(this)
-      }
-      const [text, params] = this.compile()
-      return transaction.value[0].execute(text, params, this.transformRows)
-    })
-  }
-}
-
-interface LeanStatement {
-  compile(): readonly [string, ReadonlyArray<unknown>]
-  readonly transformRows: (<A extends object>(rows: ReadonlyArray<A>) => ReadonlyArray<A>) | undefined
-}
-
-function withLeanStatements<E, R>(layer: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, E, R>) {
-  return Layer.tap(layer, (context) => Effect.sync(() => installLeanStatements(Context.get(context, SqlClient.SqlClient))))
-}

@@ -6,7 +6,7 @@ import {
   HttpServerResponse
 } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
-import { Cause, Effect, Either, FiberRef, LogLevel, Option } from "effect"
+import { Cause, Effect, Either, LogLevel, Option } from "effect"
 import * as Crypto from "node:crypto"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { errorBody, errorResponse, normalizeError } from "./ErrorEnvelope.js"
@@ -26,12 +26,15 @@ export const routeTable = (
   api: HttpApi.HttpApi.Any,
   extra: ReadonlyArray<{ readonly method: string; readonly path: string }>
 ): RouteTable => {
-  const routes: Array<{ method: string; pattern: RegExp; segments: ReadonlyArray<string>; multipart: boolean }> = []
+  // A path's length: its non-empty segments (a parameter matches one non-empty segment; a trailing slash adds none).
+  const lengthOf = (path: string) => path.split("/").filter((segment) => segment !== "").length
+  const routes: Array<{ method: string; pattern: RegExp; segments: ReadonlyArray<string>; length: number; multipart: boolean }> = []
   const add = (method: string, path: string, multipart: boolean) =>
     routes.push({
       method,
       pattern: new RegExp("^" + path.replace(/:[A-Za-z0-9_]+/g, "[^/]+") + "/?$"),
       segments: path.split("/"),
+      length: lengthOf(path),
       multipart
     })
   HttpApi.reflect(api as HttpApi.HttpApi.AnyWithProps, {
@@ -47,13 +50,12 @@ export const routeTable = (
       )
   })
   for (const route of extra) add(route.method, route.path, false)
-  // Routes by their number of segments: a path is tested only against the patterns of its own length (a parameter
-  // matches one non-empty segment; a trailing slash adds none), a fifth of the hundred or so patterns.
-  const lengthOf = (path: string) => path.split("/").filter((segment) => segment !== "").length
+  // Routes by length: a path is tested only against the patterns of its own length, a fifth of the hundred or so.
   const byLength = new Map<number, Array<(typeof routes)[number]>>()
   for (const route of routes) {
-    const length = lengthOf(route.segments.join("/"))
-    byLength.set(length, [...(byLength.get(length) ?? []), route])
+    const same = byLength.get(route.length)
+    if (same === undefined) byLength.set(route.length, [route])
+    else same.push(route)
   }
   // A request asks about its path several times (allowed methods, multipart, parameters): the last path's routes are
   // kept, so the patterns are tested once per request.
@@ -88,24 +90,11 @@ const isRouteNotFoundOnly = (cause: Cause.Cause<unknown>) => {
 const requestIdPattern = /^[A-Za-z0-9._-]{8,64}$/
 
 /**
- * Random bytes for request ids, drawn from the system's generator 4 KiB at a time (as node's own `randomUUID`
- * does): one `randomBytes(12)` per request cost ~20 µs, a tenth of a balance read's CPU in this process.
+ * The id of a response: a valid incoming `x-request-id` is kept, any other replaced by a fresh one — 24 hex digits of
+ * a random UUID (node draws those from a pooled buffer; a `randomBytes` call per request cost ~20 µs).
  */
-const randomPool = Buffer.alloc(4096)
-let randomPoolOffset = randomPool.length
-const randomHex = (bytes: number) => {
-  if (randomPoolOffset + bytes > randomPool.length) {
-    Crypto.randomFillSync(randomPool)
-    randomPoolOffset = 0
-  }
-  const hex = randomPool.toString("hex", randomPoolOffset, randomPoolOffset + bytes)
-  randomPoolOffset += bytes
-  return hex
-}
-
-/** The id of a response: a valid incoming `x-request-id` is kept, any other replaced by a fresh one. */
 export const requestIdOf = (incoming: string | undefined) =>
-  incoming !== undefined && requestIdPattern.test(incoming) ? incoming : `req_${randomHex(12)}`
+  incoming !== undefined && requestIdPattern.test(incoming) ? incoming : `req_${Crypto.randomUUID().replace(/-/g, "").slice(0, 24)}`
 
 /**
  * The router's (find-my-way's) `maxParamLength`, which @effect/platform leaves at its default: a longer path
@@ -208,7 +197,7 @@ const withCachedText = (request: HttpServerRequest.HttpServerRequest, modified: 
  * answer closes the connection. A body within the limit is cached on the request, where `request.text` (and so the
  * handler) finds it.
  */
-const readStreamed = (request: HttpServerRequest.HttpServerRequest, max: number) =>
+const readBody = (request: HttpServerRequest.HttpServerRequest, max: number) =>
   Effect.async<Either.Either<string, "tooLarge" | "unreadable">>((resume) => {
     const raw = NodeHttpServerRequest.toIncomingMessage(request)
     const chunks: Array<Buffer> = []
@@ -312,11 +301,12 @@ const precheckBody = (
     if (declared > maxJsonBodyBytes) return Option.some(tooLarge)
     // Read from the socket's stream directly, with or without a content-length (the platform's reader builds a
     // stream per body: ~20 effects per request).
-    const text = yield* readStreamed(request, maxJsonBodyBytes)
+    const text = yield* readBody(request, maxJsonBodyBytes)
     if (text._tag === "Left") {
       return Option.some(
+        // Only a chunked body passes the limit here (a declared length was checked above, and node reads no more).
         text.left === "tooLarge"
-          ? { ...tooLarge, ...(declared > 0 ? {} : { headers: { connection: "close" } }) }
+          ? { ...tooLarge, headers: { connection: "close" } }
           : { status: 400, message: "Could not read the request body" }
       )
     }
@@ -377,17 +367,20 @@ export const makeHttpMiddleware = (options: { readonly maxJsonBodyBytes: number;
         }
         response = normalizeError(response, { path, timestamp })
         // The line and its annotations are built only when it is written (LOG_LEVEL at info or below).
-        if (!LogLevel.greaterThan(yield* FiberRef.get(FiberRef.currentMinimumLogLevel), LogLevel.Info)) {
-          yield* Effect.logInfo("http").pipe(
-            Effect.annotateLogs({
-              requestId,
-              method: request.method,
-              path,
-              status: response.status,
-              durationMs: Math.round((performance.now() - started) * 10) / 10
-            })
-          )
-        }
+        yield* Effect.whenLogLevel(
+          Effect.suspend(() =>
+            Effect.logInfo("http").pipe(
+              Effect.annotateLogs({
+                requestId,
+                method: request.method,
+                path,
+                status: response.status,
+                durationMs: Math.round((performance.now() - started) * 10) / 10
+              })
+            )
+          ),
+          LogLevel.Info
+        )
         return HttpServerResponse.setHeader(response, "x-request-id", requestId)
       })
 
