@@ -1,8 +1,8 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Api } from "../src/Api.js"
-import { CurrentPartner } from "../src/http/Auth.js"
-import { BadRequest } from "../src/http/ApiError.js"
+import { CurrentPartner } from "../src/api/Auth.js"
+import { BadRequest } from "../src/api/ApiError.js"
 import { policyProblem, RailPolicies } from "./RailPolicies.js"
 
 export const SandboxRailsHttp = HttpApiBuilder.group(Api, "sandboxRails", (handlers) =>

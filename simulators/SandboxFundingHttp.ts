@@ -4,7 +4,7 @@ import { Api } from "../src/Api.js"
 import { Deposits } from "../src/funding/Deposits.js"
 import { FundingCharges } from "../src/funding/FundingCharges.js"
 import { VirtualAccounts } from "../src/funding/VirtualAccounts.js"
-import { CurrentPartner } from "../src/http/Auth.js"
+import { CurrentPartner } from "../src/api/Auth.js"
 import { Ids } from "../src/ids/Ids.js"
 import { randomTxHash } from "./chain/ChainSimulator.js"
 

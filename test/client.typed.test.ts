@@ -2,7 +2,7 @@ import { Cause, Effect, Exit, ParseResult } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type * as Client from "../src/Client.js"
 import { Customer } from "../src/customers/Api.js"
-import { BadRequest, CustomerForbidden, InvalidCursor, Unauthorized } from "../src/http/ApiError.js"
+import { BadRequest, CustomerForbidden, InvalidCursor, Unauthorized } from "../src/api/ApiError.js"
 import { customerBody, startTestApp, type TestApp } from "./support/TestApp.js"
 import { typedClient } from "./support/TypedClient.js"
 

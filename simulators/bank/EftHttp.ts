@@ -4,7 +4,7 @@ import { Api } from "../../src/Api.js"
 import type { FundingChargeNotFound } from "../../src/funding/Api.js"
 import { type EftOutcome, FundingCharges } from "../../src/funding/FundingCharges.js"
 import { eftPath } from "../../src/funding/Http.js"
-import { NotFound } from "../../src/http/ApiError.js"
+import { NotFound } from "../../src/api/ApiError.js"
 import type { CustomerBusy } from "../../src/ledger/Errors.js"
 import { renderEftPage } from "./EftPage.js"
 

@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Api } from "../../src/Api.js"
-import { CurrentPartner } from "../../src/http/Auth.js"
+import { CurrentPartner } from "../../src/api/Auth.js"
 import type { PayoutOutcome } from "../../src/rails/Bank.js"
 import { operatorReversalReason, Withdrawals } from "../../src/withdrawals/Withdrawals.js"
 

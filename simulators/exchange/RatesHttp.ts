@@ -1,8 +1,8 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Api } from "../../src/Api.js"
-import { BadRequest } from "../../src/http/ApiError.js"
-import { CurrentPartner } from "../../src/http/Auth.js"
+import { BadRequest } from "../../src/api/ApiError.js"
+import { CurrentPartner } from "../../src/api/Auth.js"
 import type { ExchangePricesView } from "../../src/trading/Api.js"
 import { exactDecimal, ExchangePriceStore, feeNumber, type PriceSheet, rateNumber, rateText, usdtMinor } from "./Prices.js"
 

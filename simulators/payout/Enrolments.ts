@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer, Schema } from "effect"
 import { Api } from "../../src/Api.js"
-import { CurrentPartner } from "../../src/http/Auth.js"
+import { CurrentPartner } from "../../src/api/Auth.js"
 import { Enrolments } from "../../src/international/Enrolments.js"
 import { type JobDescription, Jobs } from "../../src/jobs/Jobs.js"
 import { type EnrolmentDecision, type EnrolmentRequest, PayoutEnrolments } from "../../src/rails/PayoutPartners.js"

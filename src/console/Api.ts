@@ -1,8 +1,8 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
 import { Context, Schema } from "effect"
 import { Email } from "../customers/Api.js"
-import { ApiError, BadRequest, PartnerNotApproved, Unauthorized } from "../http/ApiError.js"
-import { Envelope } from "../http/Envelope.js"
+import { ApiError, BadRequest, PartnerNotApproved, Unauthorized } from "../api/ApiError.js"
+import { Envelope } from "../api/Envelope.js"
 import { IsoCountryCode } from "../international/Tier3.js"
 import { SetWebhook, WebhookSecretIssued } from "../webhooks/Api.js"
 

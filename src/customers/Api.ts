@@ -1,9 +1,9 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { ApiError, BadRequest, CustomerForbidden, InvalidCursor } from "../http/ApiError.js"
-import { PartnerAuth } from "../http/Auth.js"
-import { Envelope, PageEnvelope } from "../http/Envelope.js"
-import { PageParams } from "../http/PageParams.js"
+import { ApiError, BadRequest, CustomerForbidden, InvalidCursor } from "../api/ApiError.js"
+import { PartnerAuth } from "../api/Auth.js"
+import { Envelope, PageEnvelope } from "../api/Envelope.js"
+import { PageParams } from "../api/PageParams.js"
 import { Country, CountryCode } from "../reference/Countries.js"
 
 const text = (max: number) =>

@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
-import { CurrentPartner } from "../http/Auth.js"
+import { CurrentPartner } from "../api/Auth.js"
 import { supportedCountries } from "../reference/Countries.js"
 import { Customers, toCustomer } from "./Customers.js"
 

@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { Envelope } from "../http/Envelope.js"
+import { Envelope } from "../api/Envelope.js"
 
 export const Health = Schema.Struct({ status: Schema.Literal("ok"), mode: Schema.Literal("sandbox", "production") })
 

@@ -1,6 +1,6 @@
 import { Effect, Layer, Redacted } from "effect"
 import { Partners } from "../partners/Partners.js"
-import { PartnerAuth, SandboxAuth } from "./Auth.js"
+import { PartnerAuth, SandboxAuth } from "../api/Auth.js"
 
 export const PartnerAuthLive = Layer.effect(
   PartnerAuth,

@@ -1,5 +1,5 @@
 import { HttpServerResponse } from "@effect/platform"
-import type { ErrorBody } from "./ApiError.js"
+import type { ErrorBody } from "../api/ApiError.js"
 
 /**
  * Turns any error response into the SPEC.md error envelope. Endpoint errors already carry `code`, `message` and

@@ -4,7 +4,7 @@ import { Customers } from "../customers/Customers.js"
 import type { CustomerRow } from "../customers/CustomersRepo.js"
 import type { CreatedPageQuery } from "../db/Rows.js"
 import { Outbox } from "../events/Events.js"
-import { BadRequest, type CustomerForbidden } from "../http/ApiError.js"
+import { BadRequest, type CustomerForbidden } from "../api/ApiError.js"
 import { Ids, isUuid } from "../ids/Ids.js"
 import {
   KycDocumentNotFound,

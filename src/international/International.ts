@@ -1,7 +1,7 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { Customers } from "../customers/Customers.js"
-import type { CustomerForbidden } from "../http/ApiError.js"
+import type { CustomerForbidden } from "../api/ApiError.js"
 import type { PayoutRailUnavailable } from "../rails/Errors.js"
 import { PayoutPartners } from "../rails/PayoutPartners.js"
 import type { Corridor } from "../reference/Corridors.js"

@@ -2,7 +2,7 @@ import { Context, Effect, Layer, Option } from "effect"
 import * as Crypto from "node:crypto"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { Customers } from "../customers/Customers.js"
-import { BadRequest, type CustomerForbidden, NotFound } from "../http/ApiError.js"
+import { BadRequest, type CustomerForbidden, NotFound } from "../api/ApiError.js"
 import { Ids, isUuid } from "../ids/Ids.js"
 import {
   type DocumentContentType,

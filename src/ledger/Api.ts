@@ -1,10 +1,10 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { CustomerIdPath } from "../customers/Api.js"
-import { CustomerForbidden, InvalidCursor } from "../http/ApiError.js"
-import { PartnerAuth, SandboxAuth } from "../http/Auth.js"
-import { Envelope, PageEnvelope } from "../http/Envelope.js"
-import { PageParams } from "../http/PageParams.js"
+import { CustomerForbidden, InvalidCursor } from "../api/ApiError.js"
+import { PartnerAuth, SandboxAuth } from "../api/Auth.js"
+import { Envelope, PageEnvelope } from "../api/Envelope.js"
+import { PageParams } from "../api/PageParams.js"
 import { AssetCode } from "../money/Money.js"
 
 export const BalanceEntry = Schema.Struct({ currency: Schema.String, balance: Schema.Number })

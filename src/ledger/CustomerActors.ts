@@ -5,7 +5,7 @@ import * as CustomersRepo from "../customers/CustomersRepo.js"
 import type { CustomerRow } from "../customers/CustomersRepo.js"
 import { forPartner } from "../clock/ServiceClock.js"
 import { EventBus, isInTransaction, transaction } from "../events/Events.js"
-import { CustomerForbidden } from "../http/ApiError.js"
+import { CustomerForbidden } from "../api/ApiError.js"
 import { isUuid } from "../ids/Ids.js"
 import { CustomerBusy } from "./Errors.js"
 

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { ApiError } from "../http/ApiError.js"
+import { ApiError } from "../api/ApiError.js"
 
 export class InsufficientBalance extends ApiError("InsufficientBalance", 400, "INSUFFICIENT_BALANCE") {}
 

@@ -5,7 +5,7 @@ import { ServiceClock } from "../clock/ServiceClock.js"
 import { Customers } from "../customers/Customers.js"
 import type { CustomerRow } from "../customers/CustomersRepo.js"
 import { EventBus } from "../events/Events.js"
-import { CurrentPartner } from "../http/Auth.js"
+import { CurrentPartner } from "../api/Auth.js"
 import * as ServerSentEvents from "../http/ServerSentEvents.js"
 import { LedgerReads } from "./LedgerReads.js"
 

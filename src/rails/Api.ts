@@ -1,8 +1,8 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { BadRequest } from "../http/ApiError.js"
-import { SandboxAuth } from "../http/Auth.js"
-import { Envelope } from "../http/Envelope.js"
+import { BadRequest } from "../api/ApiError.js"
+import { SandboxAuth } from "../api/Auth.js"
+import { Envelope } from "../api/Envelope.js"
 import { delaySecondsMax, RailMode, RailName, railNames, RailOutcome } from "./RailPolicy.js"
 
 export const RailPath = Schema.Struct({

@@ -1,4 +1,4 @@
-import { ApiError } from "../http/ApiError.js"
+import { ApiError } from "../api/ApiError.js"
 
 /**
  * A rail with no adapter in this deployment (production mode without a live adapter and without

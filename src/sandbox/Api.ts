@@ -1,9 +1,9 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { BadRequest, InvalidCursor } from "../http/ApiError.js"
-import { SandboxAuth } from "../http/Auth.js"
-import { Envelope, PageEnvelope } from "../http/Envelope.js"
-import { PageParams } from "../http/PageParams.js"
+import { BadRequest, InvalidCursor } from "../api/ApiError.js"
+import { SandboxAuth } from "../api/Auth.js"
+import { Envelope, PageEnvelope } from "../api/Envelope.js"
+import { PageParams } from "../api/PageParams.js"
 
 export const KybStatus = Schema.Literal("PENDING", "APPROVED", "REJECTED")
 

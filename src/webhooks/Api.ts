@@ -1,9 +1,9 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { ApiError, BadRequest, InvalidCursor } from "../http/ApiError.js"
-import { PartnerAuth, SandboxAuth } from "../http/Auth.js"
-import { Envelope, PageEnvelope } from "../http/Envelope.js"
-import { PageParams } from "../http/PageParams.js"
+import { ApiError, BadRequest, InvalidCursor } from "../api/ApiError.js"
+import { PartnerAuth, SandboxAuth } from "../api/Auth.js"
+import { Envelope, PageEnvelope } from "../api/Envelope.js"
+import { PageParams } from "../api/PageParams.js"
 
 /** `{ url, hasSecret, updatedAt }` (SPEC.md "Webhook configuration"); before a URL is set: null, false, null. */
 export const WebhookConfig = Schema.Struct({

@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
-import { CurrentPartner } from "../http/Auth.js"
+import { CurrentPartner } from "../api/Auth.js"
 import { Webhooks } from "./Webhooks.js"
 
 export const WebhooksHttp = HttpApiBuilder.group(Api, "webhooks", (handlers) =>

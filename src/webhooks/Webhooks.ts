@@ -4,9 +4,9 @@ import { ServiceClock } from "../clock/ServiceClock.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { Keys } from "../crypto/Keys.js"
 import { EventBus, Outbox, transaction } from "../events/Events.js"
-import { BadRequest, type InvalidCursor } from "../http/ApiError.js"
-import type { Page } from "../http/Envelope.js"
-import { Cursors, paginate, type PageRequest } from "../http/Pagination.js"
+import { BadRequest, type InvalidCursor } from "../api/ApiError.js"
+import type { Page } from "../api/Envelope.js"
+import { Cursors, paginate, type PageRequest } from "../api/Pagination.js"
 import { Ids, isUuid } from "../ids/Ids.js"
 import {
   type ChaosReport,

@@ -2,7 +2,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
 import { Customers } from "../customers/Customers.js"
-import { CurrentPartner } from "../http/Auth.js"
+import { CurrentPartner } from "../api/Auth.js"
 import type { WithdrawBody } from "./Api.js"
 import { Withdrawals } from "./Withdrawals.js"
 
