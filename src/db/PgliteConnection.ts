@@ -28,7 +28,7 @@ export class BatchingPgliteConnection extends EventEmitter {
   public _connecting = false
   /**
    * pg's Client.end() destroys the stream when a query is still active. While corked (pg corks around a statement's
-   * messages; `PreparingClient` around a deferred statement and the next one), a send waits for the last uncork, so
+   * messages), a send waits for the last uncork, so
    * everything written meanwhile reaches PGlite as one buffer.
    */
   public readonly stream = {
