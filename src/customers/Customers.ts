@@ -1,8 +1,8 @@
 import { SqlClient, SqlError } from "@effect/sql"
-import { Context, Effect, Layer, Option } from "effect"
+import { Effect, Option } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { EventBus, Outbox, transaction } from "../events/Events.js"
-import { CustomerForbidden, type InvalidCursor } from "../api/ApiError.js"
+import { CustomerForbidden } from "../api/ApiError.js"
 import type { Page } from "../api/Envelope.js"
 import { Cursors, paginate, type PageRequest } from "../api/Pagination.js"
 import { Ids, isUuid } from "../ids/Ids.js"
@@ -29,18 +29,13 @@ export const toCustomer = (row: CustomersRepo.CustomerRow): Customer =>
 const isUniqueViolation = (error: SqlError.SqlError) =>
   typeof error.cause === "object" && error.cause !== null && (error.cause as { code?: unknown }).code === "23505"
 
-export class Customers extends Context.Tag("Customers")<Customers, {
-  readonly create: (partnerId: string, input: CreateCustomer) => Effect.Effect<Customer, CustomerAlreadyExists>
-  /** The partner's customer, or the one 403 that unknown, malformed and foreign ids all share. */
-  readonly getOwned: (partnerId: string, customerId: string) => Effect.Effect<CustomersRepo.CustomerRow, CustomerForbidden>
-  readonly list: (partnerId: string, page: PageRequest) => Effect.Effect<Page<Customer>, InvalidCursor>
-  /** Sets `verifiedAt` the first time only (a first approved Tier 1), in the caller's transaction. */
-  readonly markVerified: (customerId: string, at: Date) => Effect.Effect<void>
-}>() {}
-
-export const layer = Layer.effect(
-  Customers,
-  Effect.gen(function*() {
+/**
+ * Customers of a partner: registration, the ownership check every customer route starts with, the list, and the
+ * first verification. The customer's balances and commands live in the ledger (CustomerActors); this service owns
+ * the `customers` table's identity fields.
+ */
+export class Customers extends Effect.Service<Customers>()("Customers", {
+  effect: Effect.gen(function*() {
     const repo = yield* CustomersRepo.make
     const sql = yield* SqlClient.SqlClient
     const bus = yield* EventBus
@@ -51,8 +46,8 @@ export const layer = Layer.effect(
 
     const duplicate = new CustomerAlreadyExists({ message: "A customer with this email is already registered for this partner" })
 
-    const create = (partnerId: string, input: CreateCustomer) =>
-      transaction(Effect.gen(function*() {
+    const insertAndRecord = (partnerId: string, input: CreateCustomer) =>
+      Effect.gen(function*() {
         if (yield* repo.emailTaken(partnerId, input.email)) return yield* duplicate
         const now = yield* clock.now
         const row = yield* repo.insert({
@@ -83,29 +78,38 @@ export const layer = Layer.effect(
           }
         })
         return toCustomer(row)
-      })).pipe(
-        Effect.catchTag("SqlError", (error) => isUniqueViolation(error) ? Effect.fail(duplicate) : Effect.die(error)),
-        Effect.provideService(SqlClient.SqlClient, sql),
-        Effect.provideService(EventBus, bus)
-      )
-
-    const getOwned = (partnerId: string, customerId: string) =>
-      Effect.gen(function*() {
-        if (!isUuid(customerId)) return yield* CustomerForbidden.standard()
-        const row = yield* repo.findOwned(partnerId, customerId.toLowerCase()).pipe(Effect.orDie)
-        if (Option.isNone(row)) return yield* CustomerForbidden.standard()
-        return row.value
       })
 
-    const list = (partnerId: string, page: PageRequest) =>
-      paginate({ list: "customers", partnerId }, page, ({ beforeSeq, limit }) => repo.page(partnerId, beforeSeq, limit), (row) => String(row.seq)).pipe(
-        Effect.map((result) => ({ items: result.items.map(toCustomer), nextCursor: result.nextCursor })),
-        Effect.provideService(Cursors, cursors),
-        Effect.catchTag("SqlError", Effect.die)
-      )
+    /** Registers a customer; an email already registered for this partner is CUSTOMER_ALREADY_EXISTS. */
+    const create = Effect.fn("Customers.create")(
+      (partnerId: string, input: CreateCustomer) => transaction(insertAndRecord(partnerId, input)),
+      Effect.catchTag("SqlError", (error) => isUniqueViolation(error) ? Effect.fail(duplicate) : Effect.die(error)),
+      Effect.provideService(SqlClient.SqlClient, sql),
+      Effect.provideService(EventBus, bus)
+    )
 
-    const markVerified = (customerId: string, at: Date) => repo.markVerified(customerId, at).pipe(Effect.asVoid, Effect.orDie)
+    /** The partner's customer, or the one 403 that unknown, malformed and foreign ids all share. */
+    const getOwned = Effect.fn("Customers.getOwned")(function*(partnerId: string, customerId: string) {
+      if (!isUuid(customerId)) return yield* CustomerForbidden.standard()
+      const row = yield* repo.findOwned(partnerId, customerId.toLowerCase()).pipe(Effect.orDie)
+      if (Option.isNone(row)) return yield* CustomerForbidden.standard()
+      return row.value
+    })
 
-    return Customers.of({ create, getOwned, list, markVerified })
+    const list = Effect.fn("Customers.list")(
+      (partnerId: string, page: PageRequest) =>
+        paginate({ list: "customers", partnerId }, page, ({ beforeSeq, limit }) => repo.page(partnerId, beforeSeq, limit), (row) => String(row.seq)),
+      Effect.map((result): Page<Customer> => ({ items: result.items.map(toCustomer), nextCursor: result.nextCursor })),
+      Effect.provideService(Cursors, cursors),
+      Effect.catchTag("SqlError", Effect.die)
+    )
+
+    /** Sets `verifiedAt` the first time only (a first approved Tier 1), in the caller's transaction. */
+    const markVerified = Effect.fn("Customers.markVerified")((customerId: string, at: Date) =>
+      repo.markVerified(customerId, at).pipe(Effect.asVoid, Effect.orDie))
+
+    return { create, getOwned, list, markVerified } as const
   })
-)
+}) {}
+
+export const layer = Customers.Default
