@@ -1,4 +1,5 @@
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
+import { OperationSources } from "../src/sandbox/Operations.js"
 import * as BankSimulator from "./bank/BankSimulator.js"
 import { SandboxEftHttp } from "./bank/EftHttp.js"
 import { SandboxWithdrawalsHttp } from "./bank/SandboxWithdrawalsHttp.js"
@@ -40,15 +41,21 @@ export const railsLayer = Layer.mergeAll(
 ).pipe(Layer.provideMerge(policiesLayer))
 
 /**
- * Each rail's pending operations, for `GET /sandbox/operations` (src/sandbox/Operations.ts). A flow that starts
- * operations on a rail adds its source here (docs/sandbox-inspect.md).
+ * Each rail's pending operations, for `GET /sandbox/operations` (src/sandbox/Operations.ts): the `OperationSources`
+ * port. A flow that starts operations on a rail adds its source here (docs/sandbox-inspect.md).
  */
-export const operationsLayer = Layer.mergeAll(
-  BankOperations.operationsLayer,
-  IdentityOperations.operationsLayer,
-  ChainOperations.operationsLayer,
-  PayoutEnrolments.operationsLayer,
-  PayoutPayouts.operationsLayer
+export const operationSourcesLayer = Layer.effect(
+  OperationSources,
+  Effect.map(
+    Effect.all([
+      BankOperations.operationSources,
+      IdentityOperations.operationSources,
+      ChainOperations.operationSources,
+      PayoutEnrolments.operationSources,
+      PayoutPayouts.operationSources
+    ]),
+    (sources) => sources.flat()
+  )
 )
 
 export const outcomesLayer = Layer.mergeAll(
@@ -56,8 +63,7 @@ export const outcomesLayer = Layer.mergeAll(
   IdentitySimulator.outcomesLayer,
   ChainSimulator.outcomesLayer,
   PayoutEnrolments.outcomesLayer,
-  PayoutPayouts.outcomesLayer,
-  operationsLayer
+  PayoutPayouts.outcomesLayer
 )
 
 /** Handlers of the rails' sandbox control groups. */

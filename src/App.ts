@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpApiScalar, HttpMiddleware, HttpServer } from "@effect/platform"
+import { HttpApiBuilder, HttpApiScalar, HttpMiddleware, HttpRouter, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import type { SqlClient, SqlError } from "@effect/sql"
 import type { PgClient } from "@effect/sql-pg"
@@ -72,6 +72,10 @@ const railsLayer = Layer.unwrapEffect(Effect.map(simulated, (on) =>
 
 const outcomesLayer = Layer.unwrapEffect(Effect.map(simulated, (on) => (on ? Simulators.outcomesLayer : Layer.empty)))
 
+/** `GET /sandbox/operations`: the rails' operation sources (the simulators'), none without simulated rails. */
+const pendingOperationsLayer = Layer.unwrapEffect(Effect.map(simulated, (on) =>
+  PendingOperations.layer.pipe(Layer.provide(on ? Simulators.operationSourcesLayer : PendingOperations.noOperationSources))))
+
 export type DatabaseLayer = Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, SqlError.SqlError, AppConfig>
 
 /**
@@ -88,7 +92,7 @@ export const makeServicesLayer = (database: DatabaseLayer, ids: Layer.Layer<Ids.
     ShutdownLayer
   )
   const clock = clockLayer.pipe(Layer.provideMerge(foundation))
-  const infrastructure = Layer.mergeAll(OutboxLayer, CursorsLayer, Jobs.layer, Caches.layer, PendingOperations.layer).pipe(
+  const infrastructure = Layer.mergeAll(OutboxLayer, CursorsLayer, Jobs.layer, Caches.layer).pipe(
     Layer.provideMerge(clock)
   )
   // Rail adapters: the domain calls them, so they come first.
@@ -111,7 +115,7 @@ export const makeServicesLayer = (database: DatabaseLayer, ids: Layer.Layer<Ids.
   // Global sends gate on the enrolments (Enrolments.groupStatus) and pay domestic sends as withdrawals.
   const tier4 = Layer.mergeAll(Sends.layer, GlobalSends.layer, PartnerConsole.layer).pipe(Layer.provideMerge(tier3))
   // The rails' answers call the domain's settlement entry points, so they come last.
-  return outcomesLayer.pipe(Layer.provideMerge(tier4))
+  return Layer.mergeAll(outcomesLayer, pendingOperationsLayer).pipe(Layer.provideMerge(tier4))
 }
 
 /**
@@ -162,10 +166,21 @@ export const ServerLayer = Layer.unwrapEffect(Effect.gen(function*() {
     maxJsonBodyBytes: config.maxJsonBodyBytes,
     routes: routeTable(api, [{ method: "GET", path: docsPath }, { method: "GET", path: openApiPath }])
   })
+  // The API's app with its router built for any parameter length: a path parameter can be no longer than the
+  // request line, which node bounds by maxHeaderSize (find-my-way's default of 100 answered "no route" past it).
+  // The middleware wraps this app, not the server's handling of it (as `HttpApiBuilder.serve(middleware)` would):
+  // the request it provides to the API (the body text it read, a routable URL) is the one the router and the
+  // handlers see, while the server writes the response through the request it made itself.
+  const served = Layer.unwrapEffect(
+    Effect.map(
+      HttpApiBuilder.httpApp.pipe(HttpRouter.withRouterConfig({ maxParamLength: maxHeaderSize })),
+      (app) => HttpServer.serve(middleware(app))
+    )
+  ).pipe(Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]))
   return ShutdownTrigger.pipe(
     // No trace exporter is configured: the span per request (and, src/http/Middleware.ts, per SQL statement) would
     // be built for nobody. An operator who adds an exporter turns both back on with it.
-    Layer.provideMerge(HttpApiBuilder.serve(middleware).pipe(HttpMiddleware.withTracerDisabledWhen(() => true))),
+    Layer.provideMerge(served.pipe(HttpMiddleware.withTracerDisabledWhen(() => true))),
     Layer.provide(HttpApiScalar.layer({ path: docsPath })),
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: openApiPath })),
     Layer.provide(apiLayer),

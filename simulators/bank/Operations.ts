@@ -1,8 +1,8 @@
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { FundingCharges } from "../../src/funding/FundingCharges.js"
 import { Jobs } from "../../src/jobs/Jobs.js"
 import { isAsset, parseAmount, toDecimalString } from "../../src/money/Money.js"
-import { PendingOperations, postAction } from "../../src/sandbox/Operations.js"
+import { type OperationSource, postAction } from "../../src/sandbox/Operations.js"
 import { Withdrawals } from "../../src/withdrawals/Withdrawals.js"
 import { chargePaymentJobKind, payoutJobKind } from "./BankSimulator.js"
 
@@ -23,13 +23,13 @@ const money = (currency: string, amount: number): string => {
   return `${currency} ${parsed.ok ? toDecimalString(currency, parsed.minor) : String(amount)}`
 }
 
-export const operationsLayer = Layer.effectDiscard(Effect.gen(function*() {
-  const operations = yield* PendingOperations
+export const operationSources = Effect.gen(function*() {
+  const sources: Array<OperationSource> = []
   const withdrawals = yield* Withdrawals
   const charges = yield* FundingCharges
   const jobs = yield* Jobs
 
-  yield* operations.register({
+  sources.push({
     kind: withdrawalKind,
     rail: "bank",
     pending: (query) =>
@@ -60,7 +60,7 @@ export const operationsLayer = Layer.effectDiscard(Effect.gen(function*() {
       }).pipe(Effect.orDie)
   })
 
-  yield* operations.register({
+  sources.push({
     kind: fundingChargeKind,
     rail: "bank",
     pending: (query) =>
@@ -87,4 +87,5 @@ export const operationsLayer = Layer.effectDiscard(Effect.gen(function*() {
         })
       }).pipe(Effect.orDie)
   })
-}))
+  return sources
+})

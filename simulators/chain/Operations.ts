@@ -1,7 +1,7 @@
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { Jobs } from "../../src/jobs/Jobs.js"
 import { toNumber } from "../../src/money/Money.js"
-import { PendingOperations, postAction } from "../../src/sandbox/Operations.js"
+import { type OperationSource, postAction } from "../../src/sandbox/Operations.js"
 import { Sends } from "../../src/sends/Sends.js"
 import { sendOutcomeJobKind } from "./ChainSimulator.js"
 
@@ -12,12 +12,12 @@ import { sendOutcomeJobKind } from "./ChainSimulator.js"
  */
 export const sendKind = "send"
 
-export const operationsLayer = Layer.effectDiscard(Effect.gen(function*() {
-  const operations = yield* PendingOperations
+export const operationSources = Effect.gen(function*() {
+  const sources: Array<OperationSource> = []
   const sends = yield* Sends
   const jobs = yield* Jobs
 
-  yield* operations.register({
+  sources.push({
     kind: sendKind,
     rail: "chain",
     pending: (query) =>
@@ -47,4 +47,5 @@ export const operationsLayer = Layer.effectDiscard(Effect.gen(function*() {
         })
       }).pipe(Effect.orDie)
   })
-}))
+  return sources
+})

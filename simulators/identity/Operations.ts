@@ -1,7 +1,7 @@
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { Jobs } from "../../src/jobs/Jobs.js"
 import { Kyc } from "../../src/kyc/Kyc.js"
-import { PendingOperations, sandboxPath } from "../../src/sandbox/Operations.js"
+import { type OperationSource, sandboxPath } from "../../src/sandbox/Operations.js"
 import { documentCheckJobKind } from "./IdentitySimulator.js"
 
 /**
@@ -12,12 +12,12 @@ import { documentCheckJobKind } from "./IdentitySimulator.js"
  */
 export const kycReviewKind = "kyc_review"
 
-export const operationsLayer = Layer.effectDiscard(Effect.gen(function*() {
-  const operations = yield* PendingOperations
+export const operationSources = Effect.gen(function*() {
+  const sources: Array<OperationSource> = []
   const kyc = yield* Kyc
   const jobs = yield* Jobs
 
-  yield* operations.register({
+  sources.push({
     kind: kycReviewKind,
     rail: "identity",
     pending: (query) =>
@@ -47,4 +47,5 @@ export const operationsLayer = Layer.effectDiscard(Effect.gen(function*() {
         })
       }).pipe(Effect.orDie)
   })
-}))
+  return sources
+})

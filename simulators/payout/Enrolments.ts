@@ -6,7 +6,7 @@ import { Enrolments } from "../../src/international/Enrolments.js"
 import { type JobDescription, Jobs } from "../../src/jobs/Jobs.js"
 import { type EnrolmentDecision, type EnrolmentRequest, PayoutEnrolments } from "../../src/rails/PayoutPartners.js"
 import { findDestinationGroup } from "../../src/reference/Groups.js"
-import { PendingOperations, postAction } from "../../src/sandbox/Operations.js"
+import { type OperationSource, postAction } from "../../src/sandbox/Operations.js"
 import { RailPolicies } from "../RailPolicies.js"
 
 /**
@@ -120,11 +120,11 @@ export const outcomesLayer = Layer.effectDiscard(Effect.gen(function*() {
  */
 export const enrolmentKind = "international_enrolment"
 
-export const operationsLayer = Layer.effectDiscard(Effect.gen(function*() {
-  const operations = yield* PendingOperations
+export const operationSources = Effect.gen(function*() {
+  const sources: Array<OperationSource> = []
   const enrolments = yield* Enrolments
   const jobs = yield* Jobs
-  yield* operations.register({
+  sources.push({
     kind: enrolmentKind,
     rail: "payout",
     pending: (query) =>
@@ -156,7 +156,8 @@ export const operationsLayer = Layer.effectDiscard(Effect.gen(function*() {
         })
       }).pipe(Effect.orDie)
   })
-}))
+  return sources
+})
 
 /** The partners' decisions by hand: `POST /sandbox/customers/{id}/international/{group}/approve | review | reject | refuse`. */
 export const SandboxInternationalHttp = HttpApiBuilder.group(Api, "sandboxInternational", (handlers) =>

@@ -7,7 +7,7 @@ import { CurrentPartner } from "../../src/api/Auth.js"
 import { type JobDescription, Jobs } from "../../src/jobs/Jobs.js"
 import { toNumber } from "../../src/money/Money.js"
 import { type PayoutOutcome, type PayoutRequest, PayoutSubmissions } from "../../src/rails/PayoutPartners.js"
-import { PendingOperations, postAction } from "../../src/sandbox/Operations.js"
+import { type OperationSource, postAction } from "../../src/sandbox/Operations.js"
 import { RailPolicies } from "../RailPolicies.js"
 
 /**
@@ -93,11 +93,11 @@ export const outcomesLayer = Layer.effectDiscard(Effect.gen(function*() {
 /** Cross-border global sends awaiting the payout partner, for `GET /sandbox/operations` (rail `payout`). */
 export const globalSendKind = "global_send"
 
-export const operationsLayer = Layer.effectDiscard(Effect.gen(function*() {
-  const operations = yield* PendingOperations
+export const operationSources = Effect.gen(function*() {
+  const sources: Array<OperationSource> = []
   const globalSends = yield* GlobalSends
   const jobs = yield* Jobs
-  yield* operations.register({
+  sources.push({
     kind: globalSendKind,
     rail: "payout",
     pending: (query) =>
@@ -125,7 +125,8 @@ export const operationsLayer = Layer.effectDiscard(Effect.gen(function*() {
         })
       }).pipe(Effect.orDie)
   })
-}))
+  return sources
+})
 
 /** `POST /sandbox/customers/{id}/global-sends/{reference}/complete | fail { reason }`. */
 export const SandboxGlobalSendsHttp = HttpApiBuilder.group(Api, "sandboxGlobalSends", (handlers) =>
