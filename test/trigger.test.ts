@@ -33,6 +33,9 @@ interface Captured {
   readonly json: any
 }
 
+/** The global fetch before any run: a trigger run sends with its own recording fetch and never replaces this one. */
+const globalFetch = globalThis.fetch
+
 let app: TestApp
 let demo: { partnerId: string; apiKey: string }
 let env: ConfigProvider.ConfigProvider
@@ -227,6 +230,50 @@ describe("npm run trigger -- <type>", () => {
     const noKey = await cli(["deposit.received"], ConfigProvider.fromMap(new Map([["DATA_DIR", "/nonexistent/trigger-test"]])))
     expect(noKey.code).toBe(3)
     expect(noKey.stderr).toContain("no API key")
+  })
+
+  it("records each run's requests through its own fetch: the global fetch untouched, concurrent runs and other requests kept out", async () => {
+    // requests to the same service by someone else in this process while the runs go on
+    let running = true
+    let outsiderRequests = 0
+    let globalFetchReplaced = false
+    const outsider = (async () => {
+      while (running) {
+        globalFetchReplaced ||= globalThis.fetch !== globalFetch
+        const response = await fetch(`${app.baseUrl}/sandbox/partner?outsider=${outsiderRequests++}`, { headers: { "x-api-key": demo.apiKey } })
+        await response.text()
+        await new Promise((resolve) => setTimeout(resolve, 10))
+      }
+    })()
+    const [withdrawal, deposit, unreachable] = await Promise.all([
+      cli(["withdrawal.failed", "--print-json"]),
+      cli(["deposit.received", "--print-json"]),
+      cli(["deposit.received", "--print-json", "--url", "http://127.0.0.1:9"])
+    ]).finally(() => (running = false))
+    await outsider
+    expect(globalThis.fetch).toBe(globalFetch)
+    expect(globalFetchReplaced, "globalThis.fetch was replaced during a run").toBe(false)
+    expect(outsiderRequests).toBeGreaterThan(1)
+
+    expect(withdrawal.code, withdrawal.stderr).toBe(0)
+    expect(deposit.code, deposit.stderr).toBe(0)
+    const paths = (run: Captured) => run.json.requests.map((r: { method: string; path: string }) => `${r.method} ${r.path}`) as Array<string>
+    for (const [run, other] of [[withdrawal, deposit], [deposit, withdrawal]] as const) {
+      // one customer registered per run: the other run's registration is not in this run's log
+      expect(paths(run).filter((line) => line === "POST /partner/v1/customers")).toHaveLength(1)
+      expect(paths(run).filter((line) => line.includes(other.json.customerId))).toEqual([])
+      expect(paths(run).filter((line) => line.includes("outsider"))).toEqual([])
+      expect(run.json.requests.every((r: { status: number }) => r.status !== 0)).toBe(true)
+      expect(run.stderr.split("\n").filter((line) => /^ {2}(GET|POST|PUT) \/\S+ → \d{3} \d+ms$/.test(line))).toHaveLength(run.json.requests.length)
+    }
+    expect(paths(withdrawal)).toContainEqual(expect.stringMatching(/^POST \/sandbox\/withdrawals\/[0-9a-f-]{36}\/fail$/))
+    expect(paths(deposit).filter((line) => line.includes("/withdrawals"))).toEqual([])
+    expect(paths(deposit)).toContain(`POST /sandbox/customers/${deposit.json.customerId}/deposits`)
+
+    // a request that gets no answer is recorded with status 0, in its own run's log only
+    expect(unreachable.code).toBe(3)
+    expect(unreachable.json.requests).toEqual([{ method: "GET", path: "/sandbox/partner", status: 0, durationMs: expect.any(Number) }])
+    expect(unreachable.stderr).toMatch(/^ {2}GET \/sandbox\/partner → no answer \(.+\) \d+ms$/m)
   })
 
   it("leaves the calling partner's KYB, rail policies and webhook as they were", async () => {

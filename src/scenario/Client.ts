@@ -27,6 +27,17 @@ export interface HttpResponse {
 
 const requestTimeoutMs = 60_000
 
+/**
+ * What the client sends a request with: `fetch`'s shape, narrowed to the one way the client calls it (the URL as a
+ * string, an init). A caller that wants to see or record its requests passes its own (a wrapper around `fetch`).
+ */
+export type Fetch = (url: string, init: RequestInit) => Promise<Response>
+
+export interface ClientOptions {
+  /** Sends the request; the global `fetch` (as it is at the time of the call) when not given. */
+  readonly fetch?: Fetch | undefined
+}
+
 export const urlOf = (baseUrl: string, request: Pick<HttpRequest, "path" | "query">): string => {
   const url = new URL(baseUrl + request.path)
   for (const [key, value] of Object.entries(request.query ?? {})) {
@@ -38,7 +49,7 @@ export const urlOf = (baseUrl: string, request: Pick<HttpRequest, "path" | "quer
   return url.toString()
 }
 
-export const send = async (baseUrl: string, request: HttpRequest): Promise<HttpResponse> => {
+export const send = async (baseUrl: string, request: HttpRequest, options: ClientOptions = {}): Promise<HttpResponse> => {
   const headers: Record<string, string> = { ...request.headers }
   const init: RequestInit = { method: request.method, headers, signal: AbortSignal.timeout(requestTimeoutMs) }
   if (request.multipart !== undefined) {
@@ -53,7 +64,7 @@ export const send = async (baseUrl: string, request: HttpRequest): Promise<HttpR
     init.body = typeof request.body === "string" && headers["content-type"] !== undefined ? request.body : JSON.stringify(request.body)
     headers["content-type"] ??= "application/json"
   }
-  const response = await fetch(urlOf(baseUrl, request), init)
+  const response = await (options.fetch ?? fetch)(urlOf(baseUrl, request), init)
   const text = await response.text()
   let body: unknown = text === "" ? undefined : text
   try {

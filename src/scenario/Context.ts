@@ -1,4 +1,4 @@
-import { type HttpRequest, type HttpResponse, send } from "./Client.js"
+import { type Fetch, type HttpRequest, type HttpResponse, send } from "./Client.js"
 import type { Scope } from "./Interpolate.js"
 import type { Mismatch } from "./Matchers.js"
 import type { Inbox } from "./Receiver.js"
@@ -9,6 +9,8 @@ export interface RunContext {
   readonly apiKey: string
   readonly inbox: Inbox
   scope: Scope
+  /** What the steps' requests are sent with (see Client.ts `send`); the global `fetch` when not given. */
+  readonly fetch?: Fetch | undefined
 }
 
 /** A failed step: the message, and what the reader needs to see why (request, response, differences). */
@@ -30,7 +32,7 @@ export const call = async (context: RunContext, request: HttpRequest, auth: "par
   const headers: Record<string, string> = auth === "partner" ? { "x-api-key": context.apiKey } : {}
   for (const [key, value] of Object.entries(request.headers ?? {})) headers[key.toLowerCase()] = value
   try {
-    return await send(context.baseUrl, { ...request, headers })
+    return await send(context.baseUrl, { ...request, headers }, { fetch: context.fetch })
   } catch (error) {
     throw new StepFailure(`request failed: ${(error as Error).message}`, { request })
   }

@@ -1,5 +1,5 @@
 import * as Crypto from "node:crypto"
-import { type HttpResponse, send } from "../../scenario/Client.js"
+import { type Fetch, type HttpResponse, send } from "../../scenario/Client.js"
 import type { RunContext } from "../../scenario/Context.js"
 import { Scope } from "../../scenario/Interpolate.js"
 import type { Scenario } from "../../scenario/Language.js"
@@ -7,7 +7,7 @@ import type { EventItem } from "../../scenario/Observations.js"
 import { type ClockReading, syncReceiverClock, WebhookReceiver } from "../../scenario/Receiver.js"
 import { runSteps, type StepResult } from "../../scenario/Steps.js"
 import { closest, type Entry, findEntry, flowsDir, isCustomerStage, loadFlow } from "./Catalog.js"
-import { recordRequests, type RequestEntry } from "./RequestLog.js"
+import { recordingFetch, type RequestEntry } from "./RequestLog.js"
 import { parseSettings, typedValue, VariableError } from "./Variables.js"
 
 /**
@@ -79,10 +79,17 @@ class Refusal extends Error {
 
 const eventPagesMax = 20
 
+/** The sandbox a run talks to: its base URL, and the run's own `Fetch` that records each request it sends. */
+interface Sandbox {
+  readonly baseUrl: string
+  readonly fetch: Fetch
+}
+
 /** A request to the service with `apiKey`; a connection failure is exit code 3. */
-const ask = async (baseUrl: string, apiKey: string | undefined, method: string, path: string, query?: Record<string, unknown>): Promise<HttpResponse> => {
+const ask = async (sandbox: Sandbox, apiKey: string | undefined, method: string, path: string, query?: Record<string, unknown>): Promise<HttpResponse> => {
+  const { baseUrl } = sandbox
   try {
-    return await send(baseUrl, { method, path, query, headers: apiKey === undefined ? {} : { "x-api-key": apiKey } })
+    return await send(baseUrl, { method, path, query, headers: apiKey === undefined ? {} : { "x-api-key": apiKey } }, { fetch: sandbox.fetch })
   } catch (error) {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause
     throw new Refusal(3, `cannot reach the sandbox at ${baseUrl}: ${cause?.code ?? cause?.message ?? (error as Error).message}`, [
@@ -94,8 +101,9 @@ const ask = async (baseUrl: string, apiKey: string | undefined, method: string, 
 const dataOf = <A>(response: HttpResponse): A => (response.body as { data: A }).data
 
 /** The calling partner, checked: a sandbox answers, the key is known, and (for flows run as the caller) KYB approved. */
-const callingPartner = async (baseUrl: string, apiKey: string, entry: Extract<Entry, { producible: true }>) => {
-  const response = await ask(baseUrl, apiKey, "GET", "/sandbox/partner")
+const callingPartner = async (sandbox: Sandbox, apiKey: string, entry: Extract<Entry, { producible: true }>) => {
+  const { baseUrl } = sandbox
+  const response = await ask(sandbox, apiKey, "GET", "/sandbox/partner")
   if (response.status === 401) throw new Refusal(3, "the sandbox refused the API key (401)", ["pass the partner's key with --api-key, or run on the machine of `npm start` for the demo partner's"])
   if (response.status === 404) throw new Refusal(3, `${baseUrl} has no sandbox control API (404 on /sandbox/partner): a production service, or another service`)
   if (response.status !== 200) throw new Refusal(3, `GET /sandbox/partner answered ${response.status}: ${JSON.stringify(response.body)}`)
@@ -107,8 +115,8 @@ const callingPartner = async (baseUrl: string, apiKey: string, entry: Extract<En
 }
 
 /** The newest event of the log, so that the events made afterwards can be told apart. */
-const newestEventId = async (baseUrl: string, apiKey: string): Promise<string | undefined> => {
-  const response = await ask(baseUrl, apiKey, "GET", "/sandbox/events", { limit: 1 })
+const newestEventId = async (sandbox: Sandbox, apiKey: string): Promise<string | undefined> => {
+  const response = await ask(sandbox, apiKey, "GET", "/sandbox/events", { limit: 1 })
   if (response.status !== 200) throw new Refusal(3, `GET /sandbox/events answered ${response.status}`)
   return dataOf<Array<EventItem>>(response)[0]?.id
 }
@@ -117,11 +125,11 @@ const newestEventId = async (baseUrl: string, apiKey: string): Promise<string | 
  * Events newer than `after` (all when undefined), oldest first, optionally of one customer. The log is read without
  * a customer filter down to `after` (the newest event before the run, whoever it was about), then filtered.
  */
-const eventsSince = async (baseUrl: string, apiKey: string, after: string | undefined, customerId: string | undefined) => {
+const eventsSince = async (sandbox: Sandbox, apiKey: string, after: string | undefined, customerId: string | undefined) => {
   const newestFirst: Array<EventItem> = []
   let cursor: string | undefined
   for (let page = 0; page < eventPagesMax; page++) {
-    const response = await ask(baseUrl, apiKey, "GET", "/sandbox/events", { limit: 100, cursor })
+    const response = await ask(sandbox, apiKey, "GET", "/sandbox/events", { limit: 100, cursor })
     if (response.status !== 200) throw new Error(`GET /sandbox/events answered ${response.status}: ${JSON.stringify(response.body)}`)
     const body = response.body as { data: Array<EventItem>; meta?: { nextCursor: string | null } }
     const stop = body.data.findIndex((event) => event.id === after)
@@ -152,9 +160,9 @@ const bindVariables = (scenario: Scenario, scope: Scope, overrides: Map<string, 
 }
 
 /** The rail policy that would answer before the flow's control does (auto with a delay of a few seconds at most). */
-const railHint = async (baseUrl: string, apiKey: string, rail: string | undefined): Promise<Array<string>> => {
+const railHint = async (sandbox: Sandbox, apiKey: string, rail: string | undefined): Promise<Array<string>> => {
   if (rail === undefined) return []
-  const response = await ask(baseUrl, apiKey, "GET", "/sandbox/rails").catch(() => undefined)
+  const response = await ask(sandbox, apiKey, "GET", "/sandbox/rails").catch(() => undefined)
   const policy = response?.status === 200
     ? dataOf<Array<{ rail: string; mode: string; outcome: string; delaySeconds: number }>>(response).find((p) => p.rail === rail)
     : undefined
@@ -186,7 +194,7 @@ interface Prepared {
 }
 
 /** Everything checked before the flow writes anything: the type, its flow, the options, the sandbox and the key. */
-const prepare = async (options: TriggerOptions, baseUrl: string): Promise<Prepared> => {
+const prepare = async (options: TriggerOptions, sandbox: Sandbox): Promise<Prepared> => {
   const entry = findEntry(options.type)
   if (entry === undefined) {
     const near = closest(options.type)
@@ -201,16 +209,17 @@ const prepare = async (options: TriggerOptions, baseUrl: string): Promise<Prepar
   const loaded = loadFlow(entry, options.flowsDir ?? flowsDir)
   if (loaded._tag === "Invalid") throw new Refusal(1, `the flow of ${entry.type} is not valid:\n${loaded.message}`)
   const overrides = overridesOf(loaded.scenario, parseSettings(options.settings ?? []))
-  const partner = await callingPartner(baseUrl, options.apiKey, entry)
+  const partner = await callingPartner(sandbox, options.apiKey, entry)
   if (options.customerId !== undefined) {
-    const found = await ask(baseUrl, options.apiKey, "GET", `/partner/v1/customers/${encodeURIComponent(options.customerId)}`)
+    const found = await ask(sandbox, options.apiKey, "GET", `/partner/v1/customers/${encodeURIComponent(options.customerId)}`)
     if (found.status !== 200) throw new Refusal(2, `--customer ${options.customerId}: not a customer of partner ${partner.partnerId} (${found.status})`)
   }
-  return { entry, scenario: loaded.scenario, overrides, partner, marker: await newestEventId(baseUrl, options.apiKey) }
+  return { entry, scenario: loaded.scenario, overrides, partner, marker: await newestEventId(sandbox, options.apiKey) }
 }
 
 /** Runs the flow's steps as the caller, with the trigger's own webhook receiver for `${webhookUrl}`. */
-const runFlow = async (options: TriggerOptions, baseUrl: string, prepared: Prepared) => {
+const runFlow = async (options: TriggerOptions, sandbox: Sandbox, prepared: Prepared) => {
+  const { baseUrl } = sandbox
   const { scenario, partner } = prepared
   const receiver = await WebhookReceiver.start()
   const inbox = receiver.open()
@@ -230,9 +239,9 @@ const runFlow = async (options: TriggerOptions, baseUrl: string, prepared: Prepa
       scope.set("customerId", options.customerId)
       steps = steps.filter((step) => !isCustomerStage(step))
     }
-    const clock = await ask(baseUrl, options.apiKey, "GET", "/sandbox/clock")
+    const clock = await ask(sandbox, options.apiKey, "GET", "/sandbox/clock")
     if (clock.status === 200) syncReceiverClock(inbox, dataOf<ClockReading>(clock))
-    const context: RunContext = { baseUrl, apiKey: options.apiKey, inbox, scope }
+    const context: RunContext = { baseUrl, apiKey: options.apiKey, inbox, scope, fetch: sandbox.fetch }
     const outcome = await runSteps(context, steps)
     return { outcome, scope }
   } finally {
@@ -248,41 +257,41 @@ export const trigger = async (options: TriggerOptions): Promise<TriggerResult> =
     requests.push(entry)
     options.onRequest?.(entry)
   }
+  // every request of this run, and only those, goes through this run's recording fetch
+  const sandbox: Sandbox = { baseUrl, fetch: recordingFetch(baseUrl, onRequest) }
   try {
-    return await recordRequests(baseUrl, onRequest, async () => {
-      const prepared = await prepare(options, baseUrl)
-      const { entry, partner } = prepared
-      const { outcome, scope } = await runFlow(options, baseUrl, prepared)
-      const eventsApiKey = scope.get("eventsApiKey") as string | undefined
-      const customerId = scope.get("customerId") as string | undefined
-      const events = eventsApiKey !== undefined
-        ? await eventsSince(baseUrl, eventsApiKey, undefined, undefined)
-        : await eventsSince(baseUrl, options.apiKey, prepared.marker, customerId)
-      const produced = events.filter((event) => event.type === entry.type)
-      const ok = !outcome.failed && produced.length > 0
-      const hints: Array<string> = []
-      if (outcome.failed) {
-        if (options.customerId !== undefined && entry.customer.reusable) hints.push(`with --customer, this flow needs ${entry.customer.needs}`)
-        hints.push(...await railHint(baseUrl, options.apiKey, entry.rail))
-      }
-      return {
-        ...base(options, baseUrl),
-        exitCode: ok ? 0 : 1,
-        ok,
-        error: ok ? undefined : outcome.failed ? "a step of the flow failed" : `the flow finished but no ${entry.type} event of this run is in the event log`,
-        hints,
-        partner,
-        eventsPartnerId: eventsApiKey !== undefined ? scope.get("eventsPartnerId") as string : partner.partnerId,
-        eventsApiKey,
-        customerId,
-        produced,
-        events,
-        requests,
-        scenario: prepared.scenario,
-        steps: outcome.results,
-        variables: Object.fromEntries(scope.names().filter((name) => name !== "apiKey").map((name) => [name, scope.get(name)]))
-      }
-    })
+    const prepared = await prepare(options, sandbox)
+    const { entry, partner } = prepared
+    const { outcome, scope } = await runFlow(options, sandbox, prepared)
+    const eventsApiKey = scope.get("eventsApiKey") as string | undefined
+    const customerId = scope.get("customerId") as string | undefined
+    const events = eventsApiKey !== undefined
+      ? await eventsSince(sandbox, eventsApiKey, undefined, undefined)
+      : await eventsSince(sandbox, options.apiKey, prepared.marker, customerId)
+    const produced = events.filter((event) => event.type === entry.type)
+    const ok = !outcome.failed && produced.length > 0
+    const hints: Array<string> = []
+    if (outcome.failed) {
+      if (options.customerId !== undefined && entry.customer.reusable) hints.push(`with --customer, this flow needs ${entry.customer.needs}`)
+      hints.push(...await railHint(sandbox, options.apiKey, entry.rail))
+    }
+    return {
+      ...base(options, baseUrl),
+      exitCode: ok ? 0 : 1,
+      ok,
+      error: ok ? undefined : outcome.failed ? "a step of the flow failed" : `the flow finished but no ${entry.type} event of this run is in the event log`,
+      hints,
+      partner,
+      eventsPartnerId: eventsApiKey !== undefined ? scope.get("eventsPartnerId") as string : partner.partnerId,
+      eventsApiKey,
+      customerId,
+      produced,
+      events,
+      requests,
+      scenario: prepared.scenario,
+      steps: outcome.results,
+      variables: Object.fromEntries(scope.names().filter((name) => name !== "apiKey").map((name) => [name, scope.get(name)]))
+    }
   } catch (error) {
     const failed = { ...base(options, baseUrl), ok: false, requests }
     if (error instanceof Refusal) return { ...failed, exitCode: error.exitCode, error: error.message, hints: error.hints }
