@@ -34,7 +34,6 @@ export class LedgerApi extends HttpApiGroup.make("ledger")
       }))
       .setPath(CustomerIdPath)
       .addSuccess(Envelope(Schema.Array(BalanceEntry)))
-      .addError(CustomerForbidden)
   )
   .add(
     HttpApiEndpoint.get("balanceStream", "/customers/:customerId/balance/stream")
@@ -49,7 +48,6 @@ export class LedgerApi extends HttpApiGroup.make("ledger")
         description: "Server-sent events: `event: balance` with `{ customerId, balances, at }` on connect and after " +
           "every change; `: heartbeat` comments every 15 seconds."
       }))
-      .addError(CustomerForbidden)
   )
   .add(
     HttpApiEndpoint.get("transactions", "/customers/:customerId/transactions")
@@ -62,9 +60,10 @@ export class LedgerApi extends HttpApiGroup.make("ledger")
       .setPath(CustomerIdPath)
       .setUrlParams(Schema.Struct({ ...PageParams, currency: Schema.optional(AssetCode) }))
       .addSuccess(PageEnvelope(LedgerEntry))
-      .addError(CustomerForbidden)
       .addError(InvalidCursor)
   )
+  // Every route of the group is a customer's: the 403 of a customer not the partner's, declared once.
+  .addError(CustomerForbidden)
   .middleware(PartnerAuth)
   .prefix("/partner/v1")
 {}
