@@ -1,5 +1,5 @@
 import { SqlClient, SqlError } from "@effect/sql"
-import { Cause, Chunk, Context, Deferred, Duration, Effect, Exit, Layer, Option, Queue, RcMap, Ref } from "effect"
+import { Cause, Chunk, Context, Deferred, Duration, Effect, Exit, Option, Queue, RcMap, Ref } from "effect"
 import { AppConfig } from "../config/AppConfig.js"
 import * as CustomersRepo from "../customers/CustomersRepo.js"
 import type { CustomerRow } from "../customers/CustomersRepo.js"
@@ -71,21 +71,13 @@ interface Actor {
   readonly mailbox: Queue.Queue<Job>
 }
 
-export class CustomerActors extends Context.Tag("CustomerActors")<CustomerActors, {
-  readonly run: <A, E>(partnerId: string, customerId: string, command: Command<A, E>) => Effect.Effect<A, E | RunError>
-  /** Number of live actors (for tests and metrics). */
-  readonly size: Effect.Effect<number>
-  /** Batches and commands run by actors since start (for tests and metrics). */
-  readonly stats: Effect.Effect<ActorStats>
-}>() {}
-
 const busy = (message: string) => new CustomerBusy({ message })
 
 const isSqlError = (error: unknown): error is SqlError.SqlError => error instanceof SqlError.SqlError
 
-export const layer = Layer.scoped(
-  CustomerActors,
-  Effect.gen(function*() {
+/** The customers' actors (see `Command` above for how a command runs). */
+export class CustomerActors extends Effect.Service<CustomerActors>()("CustomerActors", {
+  scoped: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const bus = yield* EventBus
     const config = yield* AppConfig
@@ -248,14 +240,24 @@ export const layer = Layer.scoped(
         return yield* Deferred.await(reply)
       }))
 
-    const run = <A, E>(partnerId: string, customerId: string, command: Command<A, E>): Effect.Effect<A, E | RunError> =>
-      Effect.flatMap(isInTransaction, (inside) =>
-        inside ? execute(partnerId, customerId, command) : enqueue(partnerId, customerId, command))
+    /**
+     * Runs `command` on the partner's customer, its row locked: in the customer's actor from outside a transaction,
+     * in the caller's transaction (a savepoint after the same lock) from inside one.
+     */
+    const run = Effect.fn("CustomerActors.run")(
+      <A, E>(partnerId: string, customerId: string, command: Command<A, E>): Effect.Effect<A, E | RunError> =>
+        Effect.flatMap(isInTransaction, (inside) =>
+          inside ? execute(partnerId, customerId, command) : enqueue(partnerId, customerId, command))
+    )
 
-    return CustomerActors.of({
-      run,
-      size: Effect.map(RcMap.keys(actors), (keys) => keys.length),
-      stats: Ref.get(stats)
-    })
+    /** Number of live actors (for tests and metrics). */
+    const size: Effect.Effect<number> = Effect.map(RcMap.keys(actors), (keys) => keys.length)
+
+    /** Batches and commands run by actors since start (for tests and metrics). */
+    const statsNow: Effect.Effect<ActorStats> = Ref.get(stats)
+
+    return { run, size, stats: statsNow } as const
   })
-)
+}) {}
+
+export const layer = CustomerActors.Default

@@ -1,5 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Context, Effect, Layer, Option, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { Ids } from "../ids/Ids.js"
 import { ReferenceInUse } from "./Errors.js"
@@ -25,23 +25,8 @@ export interface ClaimInput {
   readonly resourceId: string
 }
 
-export class Idempotency extends Context.Tag("Idempotency")<Idempotency, {
-  readonly claim: (input: ClaimInput) => Effect.Effect<Claim, ReferenceInUse>
-  /** A fresh reference for a request that did not send one (so a retry without one creates a second operation). */
-  readonly generate: Effect.Effect<string>
-  /**
-   * The whole pattern: claim the reference, then create the resource or load the original one.
-   */
-  readonly once: <A, E, L>(
-    input: Omit<ClaimInput, "resourceId">,
-    create: (resourceId: string) => Effect.Effect<A, E>,
-    load: (resourceId: string) => Effect.Effect<A, L>
-  ) => Effect.Effect<A, E | L | ReferenceInUse>
-}>() {}
-
-export const layer = Layer.effect(
-  Idempotency,
-  Effect.gen(function*() {
+export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
+  effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const clock = yield* ServiceClock
     const ids = yield* Ids
@@ -66,7 +51,8 @@ export const layer = Layer.effect(
           WHERE partner_id = ${key.partnerId} AND endpoint = ${key.endpoint} AND reference = ${key.reference}`
     })
 
-    const claim = (input: ClaimInput) =>
+    /** Claims the reference for a new resource, or finds the resource a first request created with it. */
+    const claimKey = (input: ClaimInput): Effect.Effect<Claim, ReferenceInUse> =>
       Effect.gen(function*() {
         const inserted = yield* insertKey({ ...input, createdAt: yield* clock.now })
         if (Option.isSome(inserted)) return { _tag: "New" } as Claim
@@ -81,21 +67,24 @@ export const layer = Layer.effect(
         return { _tag: "Existing", resourceId: row.resourceId } as Claim
       }).pipe(Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }))
 
-    const once = <A, E, L>(
+    const claim = Effect.fn("Idempotency.claim")(claimKey)
+
+    /** The whole pattern: claim the reference, then create the resource or load the original one. */
+    const once = Effect.fn("Idempotency.once")(function*<A, E, L>(
       input: Omit<ClaimInput, "resourceId">,
       create: (resourceId: string) => Effect.Effect<A, E>,
       load: (resourceId: string) => Effect.Effect<A, L>
-    ) =>
-      Effect.gen(function*() {
-        const resourceId = yield* ids.uuid
-        const result = yield* claim({ ...input, resourceId })
-        return result._tag === "New" ? yield* create(resourceId) : yield* load(result.resourceId)
-      })
-
-    return Idempotency.of({
-      claim,
-      generate: Effect.map(ids.bytes(12), (bytes) => `ref_${bytes.toString("hex")}`),
-      once
+    ) {
+      const resourceId = yield* ids.uuid
+      const result = yield* claimKey({ ...input, resourceId })
+      return result._tag === "New" ? yield* create(resourceId) : yield* load(result.resourceId)
     })
+
+    /** A fresh reference for a request that did not send one (so a retry without one creates a second operation). */
+    const generate: Effect.Effect<string> = Effect.map(ids.bytes(12), (bytes) => `ref_${bytes.toString("hex")}`)
+
+    return { claim, generate, once } as const
   })
-)
+}) {}
+
+export const layer = Idempotency.Default

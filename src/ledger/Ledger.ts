@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { Ids } from "../ids/Ids.js"
 import { type Asset, maxBalanceMinor, toDecimalString, toNumber } from "../money/Money.js"
@@ -83,28 +83,12 @@ export const assertBalanced = (input: JournalInput): void => {
   }
 }
 
-export class Ledger extends Context.Tag("Ledger")<Ledger, {
-  /**
-   * Writes one balanced journal transaction; fails when a customer's available balance would go negative, or when
-   * the customer's balance in a currency (available + held) would exceed its maximum (`maxBalanceMinor`). A
-   * refusal writes nothing.
-   */
-  readonly post: (input: JournalInput) => Effect.Effect<{ readonly transactionId: string }, InsufficientBalance | BalanceLimitExceeded>
-  /** Moves `amount` from available to held and opens a reservation (two-phase transfer, phase one). */
-  readonly reserve: (input: ReserveInput) => Effect.Effect<Reservation & { readonly transactionId: string }, InsufficientBalance>
-  /** Ends a reservation by moving the held amount out to house accounts; the destinations sum to the amount. */
-  readonly postReservation: (
-    input: EndReservationInput & { readonly destinations: ReadonlyArray<Posting> }
-  ) => Effect.Effect<{ readonly transactionId: string }>
-  /** Ends a reservation by returning the held amount to available. */
-  readonly voidReservation: (input: EndReservationInput) => Effect.Effect<{ readonly transactionId: string }>
-  readonly reservation: (id: string) => Effect.Effect<Reservation | undefined>
-  readonly balances: (customerId: string) => Effect.Effect<ReadonlyArray<CustomerBalance>>
-}>() {}
-
-export const layer = Layer.effect(
-  Ledger,
-  Effect.gen(function*() {
+/**
+ * The ledger's commands: every write of balances (`post`, `reserve`, `postReservation`, `voidReservation`) and the
+ * reads the commands need (`reservation`, `balances`).
+ */
+export class Ledger extends Effect.Service<Ledger>()("Ledger", {
+  effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const clock = yield* ServiceClock
     const ids = yield* Ids
@@ -273,9 +257,18 @@ export const layer = Layer.effect(
         return { transactionId }
       }).pipe(Effect.catchTag("SqlError", Effect.die))
 
-    const post = (input: JournalInput) => postWith(input, {})
+    /**
+     * Writes one balanced journal transaction; fails when a customer's available balance would go negative, or when
+     * the customer's balance in a currency (available + held) would exceed its maximum (`maxBalanceMinor`). A
+     * refusal writes nothing.
+     */
+    const post = Effect.fn("Ledger.post")(
+      (input: JournalInput): Effect.Effect<{ readonly transactionId: string }, InsufficientBalance | BalanceLimitExceeded> =>
+        postWith(input, {})
+    )
 
-    const reservation = (id: string) =>
+    /** The reservation with the partner of its transaction (internal reads: no span of their own). */
+    const findReservation = (id: string) =>
       sql<Omit<Reservation, "amount"> & { amount: string; partnerId: string }>`
         SELECT r.id, r.customer_id, r.currency, r.amount, r.status, r.resource_type, r.resource_id, t.partner_id
         FROM ledger_reservations r JOIN ledger_transactions t ON t.id = r.reserve_transaction_id
@@ -284,34 +277,34 @@ export const layer = Layer.effect(
         Effect.catchTag("SqlError", Effect.die)
       )
 
-    const reserve = (input: ReserveInput) =>
-      Effect.gen(function*() {
-        if (input.amount <= 0n) return yield* Effect.dieMessage("ledger: a reservation must be positive")
-        const id = yield* ids.uuid
-        const { transactionId } = yield* postWith({
-          ...input,
-          postings: [
-            { account: available(input.customerId, input.currency), amount: -input.amount },
-            { account: held(input.customerId, input.currency), amount: input.amount }
-          ]
-        }, {
-          open: { id, currency: input.currency, amount: input.amount, resourceType: input.resourceType, resourceId: input.resourceId }
-        }).pipe(Effect.catchTag("BalanceLimitExceeded", Effect.die)) // available -> held leaves the total as it is
-        return {
-          id,
-          customerId: input.customerId,
-          currency: input.currency,
-          amount: input.amount,
-          status: "HELD" as const,
-          resourceType: input.resourceType,
-          resourceId: input.resourceId,
-          transactionId
-        }
-      })
+    /** Moves `amount` from available to held and opens a reservation (two-phase transfer, phase one). */
+    const reserve = Effect.fn("Ledger.reserve")(function*(input: ReserveInput) {
+      if (input.amount <= 0n) return yield* Effect.dieMessage("ledger: a reservation must be positive")
+      const id = yield* ids.uuid
+      const { transactionId } = yield* postWith({
+        ...input,
+        postings: [
+          { account: available(input.customerId, input.currency), amount: -input.amount },
+          { account: held(input.customerId, input.currency), amount: input.amount }
+        ]
+      }, {
+        open: { id, currency: input.currency, amount: input.amount, resourceType: input.resourceType, resourceId: input.resourceId }
+      }).pipe(Effect.catchTag("BalanceLimitExceeded", Effect.die)) // available -> held leaves the total as it is
+      return {
+        id,
+        customerId: input.customerId,
+        currency: input.currency,
+        amount: input.amount,
+        status: "HELD" as const,
+        resourceType: input.resourceType,
+        resourceId: input.resourceId,
+        transactionId
+      } satisfies Reservation & { readonly transactionId: string }
+    })
 
     const end = (input: EndReservationInput, outcome: "POSTED" | "VOIDED", destinations: ReadonlyArray<Posting>) =>
       Effect.gen(function*() {
-        const found = yield* reservation(input.reservationId)
+        const found = yield* findReservation(input.reservationId)
         if (found === undefined) return yield* Effect.dieMessage(`ledger: no reservation ${input.reservationId}`)
         if (found.status !== "HELD") {
           return yield* Effect.dieMessage(`ledger: reservation ${found.id} already ended as ${found.status}`)
@@ -333,16 +326,24 @@ export const layer = Layer.effect(
         return { transactionId }
       })
 
-    const postReservation = (input: EndReservationInput & { readonly destinations: ReadonlyArray<Posting> }) =>
-      end(input, "POSTED", input.destinations)
+    /** Ends a reservation by moving the held amount out to house accounts; the destinations sum to the amount. */
+    const postReservation = Effect.fn("Ledger.postReservation")(
+      (input: EndReservationInput & { readonly destinations: ReadonlyArray<Posting> }): Effect.Effect<{ readonly transactionId: string }> =>
+        end(input, "POSTED", input.destinations)
+    )
 
-    const voidReservation = (input: EndReservationInput) =>
-      Effect.flatMap(reservation(input.reservationId), (found) =>
-        found === undefined
-          ? Effect.dieMessage(`ledger: no reservation ${input.reservationId}`)
-          : end(input, "VOIDED", [{ account: available(found.customerId, found.currency), amount: found.amount }]))
+    /** Ends a reservation by returning the held amount to available. */
+    const voidReservation = Effect.fn("Ledger.voidReservation")(
+      (input: EndReservationInput): Effect.Effect<{ readonly transactionId: string }> =>
+        Effect.flatMap(findReservation(input.reservationId), (found) =>
+          found === undefined
+            ? Effect.dieMessage(`ledger: no reservation ${input.reservationId}`)
+            : end(input, "VOIDED", [{ account: available(found.customerId, found.currency), amount: found.amount }]))
+    )
 
-    const balances = (customerId: string) =>
+    const reservation = Effect.fn("Ledger.reservation")((id: string): Effect.Effect<Reservation | undefined> => findReservation(id))
+
+    const balances = Effect.fn("Ledger.balances")((customerId: string): Effect.Effect<ReadonlyArray<CustomerBalance>> =>
       sql<{ currency: Asset; kind: "available" | "held"; balance: string }>`
         SELECT currency, kind, balance FROM ledger_accounts WHERE customer_id = ${customerId} ORDER BY currency`.pipe(
         Effect.map((rows) => {
@@ -354,8 +355,10 @@ export const layer = Layer.effect(
           return [...byCurrency.values()]
         }),
         Effect.catchTag("SqlError", Effect.die)
-      )
+      ))
 
-    return Ledger.of({ post, reserve, postReservation, voidReservation, reservation, balances })
+    return { post, reserve, postReservation, voidReservation, reservation, balances } as const
   })
-)
+}) {}
+
+export const layer = Ledger.Default

@@ -1,5 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Context, Effect, Layer, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import type { CustomerRow } from "../customers/CustomersRepo.js"
 import { CustomerForbidden, type InvalidCursor } from "../api/ApiError.js"
 import type { Page } from "../api/Envelope.js"
@@ -7,124 +7,34 @@ import { Cursors, paginate, type PageRequest } from "../api/Pagination.js"
 import { isUuid } from "../ids/Ids.js"
 import { AssetCode, isAsset, toNumber } from "../money/Money.js"
 import { Ledger } from "./Ledger.js"
+import {
+  type BalanceEntry,
+  type CustomerBalancesView,
+  CustomerBalanceRow,
+  EntryRow,
+  type LedgerEntryView,
+  toCustomerBalances,
+  toEntryView,
+  toTransactionViews,
+  TransactionEntryRow,
+  type TransactionView
+} from "./LedgerViews.js"
 
-export interface BalanceEntry {
-  readonly currency: string
-  readonly balance: number
-}
-
-/** One currency of a customer, available and held. */
-export interface HeldBalanceEntry {
-  readonly currency: string
-  readonly available: number
-  readonly held: number
-}
-
-/** A customer with every balance, held included (the sandbox's `GET /sandbox/balances`). */
-export interface CustomerBalancesView {
-  readonly customerId: string
-  readonly firstName: string
-  readonly lastName: string
-  readonly email: string
-  readonly country: string
-  readonly currency: string
-  readonly createdAt: Date
-  readonly balances: ReadonlyArray<HeldBalanceEntry>
-}
-
-export interface LedgerEntryView {
-  readonly id: string
-  readonly type: "CREDIT" | "DEBIT"
-  readonly reason: string
-  readonly amount: number
-  readonly currency: string
-  readonly balanceAfter: number
-  readonly reference: string | null
-  readonly resourceType: string
-  readonly resourceId: string
-  readonly transactionId: string
-  readonly createdAt: Date
-}
-
-/** A journal transaction with its entries, as the sandbox's event chain shows it. */
-export interface TransactionView {
-  readonly id: string
-  readonly eventId: string
-  readonly reason: string
-  readonly resourceType: string
-  readonly resourceId: string
-  readonly reference: string | null
-  readonly createdAt: Date
-  /** `account`: `available` or `held` for the customer's accounts, the house account's code otherwise; signed amounts. */
-  readonly entries: ReadonlyArray<{ readonly account: string; readonly currency: string; readonly amount: number }>
-}
-
-/** A customer's entry on an available account, with its transaction (balance_after is set on every such entry). */
-const EntryRow = Schema.Struct({
-  seq: Schema.BigInt,
-  id: Schema.String,
-  amount: Schema.BigInt,
-  currency: AssetCode,
-  balanceAfter: Schema.BigInt,
-  transactionId: Schema.String,
-  reason: Schema.String,
-  reference: Schema.NullOr(Schema.String),
-  resourceType: Schema.String,
-  resourceId: Schema.String,
-  createdAt: Schema.DateFromSelf
-})
-type EntryRow = typeof EntryRow.Type
+export type { BalanceEntry, CustomerBalancesView, HeldBalanceEntry, LedgerEntryView, TransactionView } from "./LedgerViews.js"
 
 /**
  * Reads of a customer's money; they never go through the customer actor. The balance list always starts with
  * the customer's fiat currency (0 before any money arrives), then every other currency the customer has held.
  * `balance` is the available balance: money reserved for a send or withdrawal in flight is not in it.
  */
-export class LedgerReads extends Context.Tag("LedgerReads")<LedgerReads, {
-  readonly balances: (customer: CustomerRow) => Effect.Effect<ReadonlyArray<BalanceEntry>>
-  /**
-   * The balances of the partner's customer, ownership checked in the same statement (one round trip): the one 403
-   * that unknown, malformed and foreign ids all share otherwise.
-   */
-  readonly ownedBalances: (partnerId: string, customerId: string) => Effect.Effect<ReadonlyArray<BalanceEntry>, CustomerForbidden>
-  readonly entries: (
-    customer: CustomerRow,
-    page: PageRequest & { readonly currency?: string | undefined }
-  ) => Effect.Effect<Page<LedgerEntryView>, InvalidCursor>
-  /**
-   * The partner's customers, newest first (keyset on customers.seq, as the customer list), each with available and
-   * held per currency: the fiat currency first (zeros before any money), then every other currency with an
-   * account. One statement per page. A `customerId` (a uuid) narrows the list to that customer, if it is the
-   * partner's.
-   */
-  readonly customerBalances: (
-    partnerId: string,
-    page: PageRequest & { readonly customerId?: string | undefined }
-  ) => Effect.Effect<Page<CustomerBalancesView>, InvalidCursor>
-  /**
-   * The resource of the customer's transaction recorded with event `eventId`, if any. Looked up through the
-   * customer's accounts (journal rows have no index by event: this read is the sandbox's, not the hot path's).
-   */
-  readonly resourceOfEvent: (
-    customerId: string,
-    eventId: string
-  ) => Effect.Effect<{ readonly type: string; readonly id: string } | undefined>
-  /** Every transaction of the partner's resource, oldest first, with its entries (the sandbox's event chain). */
-  readonly resourceTransactions: (
-    partnerId: string,
-    resourceType: string,
-    resourceId: string
-  ) => Effect.Effect<ReadonlyArray<TransactionView>>
-}>() {}
-
-export const layer = Layer.effect(
-  LedgerReads,
-  Effect.gen(function*() {
+export class LedgerReads extends Effect.Service<LedgerReads>()("LedgerReads", {
+  effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const ledger = yield* Ledger
     const cursors = yield* Cursors
 
-    const balances = (customer: CustomerRow) =>
+    /** The customer's available balances: the fiat currency first (0 before any money), then every other one. */
+    const balances = Effect.fn("LedgerReads.balances")((customer: CustomerRow): Effect.Effect<ReadonlyArray<BalanceEntry>> =>
       Effect.map(ledger.balances(customer.id), (rows) => {
         const fiat = customer.currency
         const others = rows.filter((row) => row.currency !== fiat)
@@ -133,7 +43,7 @@ export const layer = Layer.effect(
           { currency: fiat, balance: toNumber(fiat, own?.available ?? 0n) },
           ...others.map((row) => ({ currency: row.currency, balance: toNumber(row.currency, row.available) }))
         ]
-      })
+      }))
 
     const OwnedBalanceRow = Schema.Struct({
       fiat: Schema.String,
@@ -150,41 +60,28 @@ export const layer = Layer.effect(
           WHERE c.id = ${customerId} AND c.partner_id = ${partnerId}
           ORDER BY a.currency`
     })
-    const ownedBalances = (partnerId: string, customerId: string) =>
-      Effect.gen(function*() {
-        if (!isUuid(customerId) || !isUuid(partnerId)) return yield* CustomerForbidden.standard()
-        const rows = yield* findOwnedBalances({ partnerId, customerId: customerId.toLowerCase() }).pipe(
-          Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die })
-        )
-        if (rows.length === 0) return yield* CustomerForbidden.standard()
-        const fiat = rows[0]!.fiat
-        if (!isAsset(fiat)) return yield* Effect.dieMessage(`ledger: customer currency ${fiat} is not an asset`)
-        const own = rows.find((row) => row.currency === fiat)
-        const others: Array<BalanceEntry> = []
-        for (const row of rows) {
-          if (row.currency === null || row.currency === fiat || row.balance === null) continue
-          if (!isAsset(row.currency)) return yield* Effect.dieMessage(`ledger: account currency ${row.currency} is not an asset`)
-          others.push({ currency: row.currency, balance: toNumber(row.currency, row.balance) })
-        }
-        return [{ currency: fiat, balance: toNumber(fiat, own?.balance ?? 0n) }, ...others] as ReadonlyArray<BalanceEntry>
-      })
 
-    const toView = (row: EntryRow): LedgerEntryView => {
-      const amount = row.amount
-      return {
-        id: row.id,
-        type: amount > 0n ? "CREDIT" : "DEBIT",
-        reason: row.reason,
-        amount: toNumber(row.currency, amount > 0n ? amount : -amount),
-        currency: row.currency,
-        balanceAfter: toNumber(row.currency, row.balanceAfter),
-        reference: row.reference,
-        resourceType: row.resourceType,
-        resourceId: row.resourceId,
-        transactionId: row.transactionId,
-        createdAt: row.createdAt
+    /**
+     * The balances of the partner's customer, ownership checked in the same statement (one round trip): the one 403
+     * that unknown, malformed and foreign ids all share otherwise.
+     */
+    const ownedBalances = Effect.fn("LedgerReads.ownedBalances")(function*(partnerId: string, customerId: string) {
+      if (!isUuid(customerId) || !isUuid(partnerId)) return yield* CustomerForbidden.standard()
+      const rows = yield* findOwnedBalances({ partnerId, customerId: customerId.toLowerCase() }).pipe(
+        Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die })
+      )
+      if (rows.length === 0) return yield* CustomerForbidden.standard()
+      const fiat = rows[0]!.fiat
+      if (!isAsset(fiat)) return yield* Effect.dieMessage(`ledger: customer currency ${fiat} is not an asset`)
+      const own = rows.find((row) => row.currency === fiat)
+      const others: Array<BalanceEntry> = []
+      for (const row of rows) {
+        if (row.currency === null || row.currency === fiat || row.balance === null) continue
+        if (!isAsset(row.currency)) return yield* Effect.dieMessage(`ledger: account currency ${row.currency} is not an asset`)
+        others.push({ currency: row.currency, balance: toNumber(row.currency, row.balance) })
       }
-    }
+      return [{ currency: fiat, balance: toNumber(fiat, own?.balance ?? 0n) }, ...others] as ReadonlyArray<BalanceEntry>
+    })
 
     const entryPage = SqlSchema.findAll({
       Request: Schema.Struct({
@@ -207,7 +104,11 @@ export const layer = Layer.effect(
           ORDER BY e.seq DESC LIMIT ${limit}`
     })
 
-    const entries = (customer: CustomerRow, page: PageRequest & { readonly currency?: string | undefined }) => {
+    /** The customer's entries on available accounts, newest first, optionally of one currency. */
+    const entries = Effect.fn("LedgerReads.entries")((
+      customer: CustomerRow,
+      page: PageRequest & { readonly currency?: string | undefined }
+    ): Effect.Effect<Page<LedgerEntryView>, InvalidCursor> => {
       const currency = page.currency !== undefined && isAsset(page.currency) ? page.currency : undefined
       return paginate(
         { list: "transactions", partnerId: customer.partnerId, customerId: customer.id, filters: { currency } },
@@ -215,26 +116,11 @@ export const layer = Layer.effect(
         ({ beforeSeq, limit }) => entryPage({ customerId: customer.id, currency, beforeSeq, limit }).pipe(Effect.orDie),
         (row) => String(row.seq)
       ).pipe(
-        Effect.map((result) => ({ items: result.items.map(toView), nextCursor: result.nextCursor })),
+        Effect.map((result) => ({ items: result.items.map(toEntryView), nextCursor: result.nextCursor })),
         Effect.provideService(Cursors, cursors)
       )
-    }
-
-    /** One row per customer and currency (one row with a null currency for a customer without accounts). */
-    const CustomerBalanceRow = Schema.Struct({
-      seq: Schema.BigInt,
-      id: Schema.String,
-      firstName: Schema.String,
-      lastName: Schema.String,
-      email: Schema.String,
-      country: Schema.String,
-      fiat: Schema.String,
-      createdAt: Schema.DateFromSelf,
-      currency: Schema.NullOr(Schema.String),
-      available: Schema.NullOr(Schema.BigInt),
-      held: Schema.NullOr(Schema.BigInt)
     })
-    type CustomerBalanceRow = typeof CustomerBalanceRow.Type
+
     const customerBalancePage = SqlSchema.findAll({
       Request: Schema.Struct({
         partnerId: Schema.String,
@@ -267,43 +153,16 @@ export const layer = Layer.effect(
           ORDER BY p.seq DESC, b.currency`
     })
 
-    const asset = (currency: string) =>
-      isAsset(currency) ? Effect.succeed(currency) : Effect.dieMessage(`ledger: currency ${currency} is not an asset`)
-
-    /** Rows (ordered by customer, then currency) to one view per customer, in the same order. */
-    const toCustomerBalances = (rows: ReadonlyArray<CustomerBalanceRow>) =>
-      Effect.gen(function*() {
-        const views: Array<CustomerBalancesView & { readonly seq: bigint }> = []
-        let index = 0
-        while (index < rows.length) {
-          const first = rows[index]!
-          const fiat = yield* asset(first.fiat)
-          let own: HeldBalanceEntry = { currency: fiat, available: 0, held: 0 }
-          const others: Array<HeldBalanceEntry> = []
-          for (; index < rows.length && rows[index]!.id === first.id; index++) {
-            const row = rows[index]!
-            if (row.currency === null) continue
-            const currency = yield* asset(row.currency)
-            const entry = { currency, available: toNumber(currency, row.available ?? 0n), held: toNumber(currency, row.held ?? 0n) }
-            if (currency === fiat) own = entry
-            else others.push(entry)
-          }
-          views.push({
-            seq: first.seq,
-            customerId: first.id,
-            firstName: first.firstName,
-            lastName: first.lastName,
-            email: first.email,
-            country: first.country,
-            currency: fiat,
-            createdAt: first.createdAt,
-            balances: [own, ...others]
-          })
-        }
-        return views
-      })
-
-    const customerBalances = (partnerId: string, page: PageRequest & { readonly customerId?: string | undefined }) => {
+    /**
+     * The partner's customers, newest first (keyset on customers.seq, as the customer list), each with available and
+     * held per currency: the fiat currency first (zeros before any money), then every other currency with an
+     * account. One statement per page. A `customerId` (a uuid) narrows the list to that customer, if it is the
+     * partner's.
+     */
+    const customerBalances = Effect.fn("LedgerReads.customerBalances")((
+      partnerId: string,
+      page: PageRequest & { readonly customerId?: string | undefined }
+    ): Effect.Effect<Page<CustomerBalancesView>, InvalidCursor> => {
       const customerId = page.customerId?.toLowerCase()
       // The route decodes a uuid; any other text names no customer (and would not cast to uuid in SQL).
       if (customerId !== undefined && !isUuid(customerId)) return Effect.succeed({ items: [], nextCursor: null })
@@ -317,7 +176,7 @@ export const layer = Layer.effect(
         Effect.map((result) => ({ items: result.items.map(({ seq: _, ...view }) => view), nextCursor: result.nextCursor })),
         Effect.provideService(Cursors, cursors)
       )
-    }
+    })
 
     const findResourceOfEvent = SqlSchema.findAll({
       Request: Schema.Struct({ customerId: Schema.String, eventId: Schema.String }),
@@ -331,25 +190,20 @@ export const layer = Layer.effect(
           WHERE a.customer_id = ${customerId} AND t.event_id = ${eventId}
           ORDER BY t.seq LIMIT 1`
     })
-    const resourceOfEvent = (customerId: string, eventId: string) =>
+
+    /**
+     * The resource of the customer's transaction recorded with event `eventId`, if any. Looked up through the
+     * customer's accounts (journal rows have no index by event: this read is the sandbox's, not the hot path's).
+     */
+    const resourceOfEvent = Effect.fn("LedgerReads.resourceOfEvent")((
+      customerId: string,
+      eventId: string
+    ): Effect.Effect<{ readonly type: string; readonly id: string } | undefined> =>
       findResourceOfEvent({ customerId, eventId }).pipe(
         Effect.map((rows) => (rows[0] === undefined ? undefined : { type: rows[0].resourceType, id: rows[0].resourceId })),
         Effect.orDie
-      )
+      ))
 
-    const TransactionEntryRow = Schema.Struct({
-      transactionId: Schema.String,
-      eventId: Schema.String,
-      reason: Schema.String,
-      resourceType: Schema.String,
-      resourceId: Schema.String,
-      reference: Schema.NullOr(Schema.String),
-      createdAt: Schema.DateFromSelf,
-      kind: Schema.Literal("available", "held", "house"),
-      code: Schema.String,
-      currency: AssetCode,
-      amount: Schema.BigInt
-    })
     const findResourceTransactions = SqlSchema.findAll({
       Request: Schema.Struct({ partnerId: Schema.String, resourceType: Schema.String, resourceId: Schema.String }),
       Result: TransactionEntryRow,
@@ -363,41 +217,18 @@ export const layer = Layer.effect(
           WHERE t.resource_type = ${resourceType} AND t.resource_id = ${resourceId} AND t.partner_id = ${partnerId}
           ORDER BY t.seq, e.seq`
     })
-    /** Signed amounts rendered like every other amount (`toNumber`); the customer's accounts by kind. */
-    const resourceTransactions = (partnerId: string, resourceType: string, resourceId: string) =>
-      findResourceTransactions({ partnerId, resourceType, resourceId }).pipe(
-        Effect.map((rows) => {
-          const byId = new Map<string, { view: TransactionView; entries: Array<TransactionView["entries"][number]> }>()
-          for (const row of rows) {
-            let found = byId.get(row.transactionId)
-            if (found === undefined) {
-              const entries: Array<TransactionView["entries"][number]> = []
-              found = {
-                entries,
-                view: {
-                  id: row.transactionId,
-                  eventId: row.eventId,
-                  reason: row.reason,
-                  resourceType: row.resourceType,
-                  resourceId: row.resourceId,
-                  reference: row.reference,
-                  createdAt: row.createdAt,
-                  entries
-                }
-              }
-              byId.set(row.transactionId, found)
-            }
-            found.entries.push({
-              account: row.kind === "house" ? row.code : row.kind,
-              currency: row.currency,
-              amount: toNumber(row.currency, row.amount)
-            })
-          }
-          return [...byId.values()].map((found) => found.view)
-        }),
-        Effect.orDie
-      )
 
-    return LedgerReads.of({ balances, ownedBalances, entries, customerBalances, resourceOfEvent, resourceTransactions })
-  })
-)
+    /** Every transaction of the partner's resource, oldest first, with its entries (the sandbox's event chain). */
+    const resourceTransactions = Effect.fn("LedgerReads.resourceTransactions")((
+      partnerId: string,
+      resourceType: string,
+      resourceId: string
+    ): Effect.Effect<ReadonlyArray<TransactionView>> =>
+      findResourceTransactions({ partnerId, resourceType, resourceId }).pipe(Effect.map(toTransactionViews), Effect.orDie))
+
+    return { balances, ownedBalances, entries, customerBalances, resourceOfEvent, resourceTransactions } as const
+  }),
+  dependencies: [Ledger.Default]
+}) {}
+
+export const layer = LedgerReads.Default
