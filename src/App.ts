@@ -5,6 +5,7 @@ import type { PgClient } from "@effect/sql-pg"
 import { Console, Effect, Layer } from "effect"
 import { createServer, maxHeaderSize } from "node:http"
 import { Api, ProductionApi } from "./Api.js"
+import * as ClockAdvance from "./clock/ClockAdvance.js"
 import * as ServiceClock from "./clock/ServiceClock.js"
 import { AppConfig, type AppConfigShape } from "./config/AppConfig.js"
 import * as Keys from "./crypto/Keys.js"
@@ -107,7 +108,7 @@ export const makeServicesLayer = (database: DatabaseLayer, ids: Layer.Layer<Ids.
     Jobs.daemonLayer,
     WebhookSender.layer
   ).pipe(Layer.provideMerge(rails))
-  const tier2 = Layer.mergeAll(Kyc.layer.pipe(Layer.provideMerge(KycDocuments.layer)), LedgerReads.layer, Webhooks.layer, WebhookDispatcher.layer, Withdrawals.moduleLayer, Trading.layer, International.layer).pipe(Layer.provideMerge(tier1))
+  const tier2 = Layer.mergeAll(Kyc.layer.pipe(Layer.provideMerge(KycDocuments.layer)), LedgerReads.layer, Webhooks.layer, WebhookDispatcher.layer, ClockAdvance.layer, Withdrawals.moduleLayer, Trading.layer, International.layer).pipe(Layer.provideMerge(tier1))
   // Funding gates an NGN virtual account on KYC Tier 1 (Kyc.tierStatus).
   // International enrolment writes tier 3's KYC records (Kyc) and reads the uploads (KycDocuments).
   const tier3 = Layer.mergeAll(Funding.layer, Enrolments.layer).pipe(Layer.provideMerge(tier2))

@@ -5,7 +5,7 @@ import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Console } from "../src/console/Console.js"
 import { fromMaster, parseKey } from "../src/crypto/Keys.js"
-import { ServiceClock } from "../src/clock/ServiceClock.js"
+import { ClockAdvance } from "../src/clock/ClockAdvance.js"
 import { Partners } from "../src/partners/Partners.js"
 import { Webhooks } from "../src/webhooks/Webhooks.js"
 import { openSecret } from "../src/webhooks/Signing.js"
@@ -58,7 +58,7 @@ const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
  * Advances the instance's clock (every partner's), in process: a console partner has no API key before approval,
  * so it cannot advance its own clock over HTTP, and sign-in lockouts are on the instance's clock.
  */
-const advance = (seconds: number) => app.run(Effect.flatMap(ServiceClock, (clock) => clock.advance(seconds)))
+const advance = (seconds: number) => app.run(Effect.flatMap(ClockAdvance, (clock) => clock.advance(seconds)))
 
 interface Account {
   readonly email: string

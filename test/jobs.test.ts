@@ -140,7 +140,7 @@ describe("jobs", () => {
     const ranPerWorker = await app.run(Effect.scoped(Effect.gen(function*() {
       // Two Jobs instances (own registry, own in-process lock) over the same database: like two processes.
       const workers = yield* Effect.all([Layer.build(jobsLayer), Layer.build(jobsLayer)])
-      const instances = workers.map((context) => context.unsafeMap.get(Jobs.key) as Jobs["Type"])
+      const instances = workers.map((context) => context.unsafeMap.get(Jobs.key) as Jobs)
       for (const jobs of instances) {
         yield* jobs.register("test.race", Payload, ({ label }) =>
           Effect.sync(() => counts.set(label, (counts.get(label) ?? 0) + 1)))

@@ -7,7 +7,9 @@ import { Context, Deferred, Duration, Effect, FiberRef, Layer, Ref } from "effec
  * a reading is for is the fiber's `ClockPartner` (set by authentication, the customer actor, a job, a webhook
  * attempt); a fiber acting for no partner reads the instance clock. The offsets live in the database (so several
  * processes agree) and in memory (so reads are free). Advancing wakes every `sleepUntil`, which is how time-driven
- * jobs (expiries, rail delays, webhook retries) notice that their moment has come.
+ * jobs (expiries, rail delays, webhook retries) notice that their moment has come. Advancing is a plain clock
+ * operation: running the work that became due is `ClockAdvance` (src/clock/ClockAdvance.ts), which depends on the
+ * clock and on the workers it drains.
  */
 export interface ServiceClockShape {
   /** The current fiber's partner's time (the instance's time when it acts for no partner). */
@@ -29,20 +31,14 @@ export interface ServiceClockShape {
   readonly partnersAhead: Effect.Effect<boolean>
   /**
    * Moves the current fiber's partner's clock forward (the instance's clock, so every partner's, when it acts for
-   * no partner), runs the drains, and returns the new reading.
+   * no partner), wakes every sleeper, and returns the new reading. It runs no due work itself: `ClockAdvance.advance`
+   * does (the sandbox control API's advance).
    */
   readonly advance: (seconds: number) => Effect.Effect<Date>
   /** Sleeps until the current fiber's partner's clock reads `at` or later, waking early when a clock is advanced. */
   readonly sleepUntil: (at: Date) => Effect.Effect<void>
   /** Completes at the next advance (of any clock). */
   readonly nextAdvance: Effect.Effect<void>
-  /**
-   * Registers work that `advance` runs (and waits for) after moving the clock: each time-driven worker registers
-   * "process everything now due", so that when an advance call returns, everything due by the new time has run.
-   * A drain selects due work by each row's partner's own clock, so one partner's advance runs only work that its
-   * new time (or an untouched clock of another partner) makes due.
-   */
-  readonly registerDrain: (drain: Effect.Effect<void>) => Effect.Effect<void>
 }
 
 export class ServiceClock extends Context.Tag("ServiceClock")<ServiceClock, ServiceClockShape>() {}
@@ -120,7 +116,6 @@ export const make = (
     const instanceOffset = yield* Ref.make(initial.instanceMs)
     const partnerOffsets = new Map(initial.partners)
     const advanced = yield* Ref.make(yield* Deferred.make<void>())
-    const drains = yield* Ref.make<ReadonlyArray<Effect.Effect<void>>>([])
     // Keyed by the lower-case id (as the database writes a uuid).
     const ownOffset = (partnerId: string | undefined) =>
       partnerId === undefined ? 0 : partnerOffsets.get(partnerId) ?? partnerOffsets.get(partnerId.toLowerCase()) ?? 0
@@ -155,9 +150,6 @@ export const make = (
         const fresh = yield* Deferred.make<void>()
         const previous = yield* Ref.getAndSet(advanced, fresh)
         yield* Deferred.succeed(previous, undefined)
-        for (const drain of yield* Ref.get(drains)) {
-          yield* drain.pipe(Effect.catchAllCause((cause) => Effect.logError("drain after clock advance failed", cause)))
-        }
         return new Date(yield* nowMillis)
       })
     /**
@@ -191,8 +183,7 @@ export const make = (
       partnersAhead: Effect.sync(() => partnerOffsets.size > 0),
       advance,
       sleepUntil,
-      nextAdvance,
-      registerDrain: (drain) => Ref.update(drains, (all) => [...all, drain])
+      nextAdvance
     })
   })
 
@@ -236,7 +227,7 @@ export const layer: ClockLayer = persisted(wallMillis)
 
 /**
  * The same clock, but `now` is `startAt` plus the offsets and never moves by itself: only `advance` moves it
- * (sleepers, drains and the persisted offsets work as with `layer`). Two services started at the same instant
+ * (sleepers and the persisted offsets work as with `layer`). Two services started at the same instant
  * read the same times at the same points of the same steps, which makes scenario replays agree on timestamps.
  * Work that waits on real time (webhook answer time-outs, HTTP) is unaffected.
  */

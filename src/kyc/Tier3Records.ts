@@ -35,7 +35,7 @@ export interface Tier3Records {
   readonly satisfyItems: (customerId: string, items: ReadonlyArray<KycItem>) => Effect.Effect<void>
 }
 
-export const make = (repo: KycRepo.KycRepo, outbox: Context.Tag.Service<Outbox>, clock: Context.Tag.Service<ServiceClock>): Tier3Records => {
+export const make = (repo: KycRepo.KycRepo, outbox: Outbox, clock: Context.Tag.Service<ServiceClock>): Tier3Records => {
   const latestTier3 = (customerId: string) => Effect.map(repo.findLatestRecord(customerId, 3, false), Option.getOrUndefined).pipe(Effect.orDie)
 
   const insertTier3: Tier3Records["insertTier3"] = (input) =>

@@ -1,6 +1,7 @@
 import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
 import { Effect, PubSub, Stream } from "effect"
 import { Api } from "../Api.js"
+import { ClockAdvance } from "../clock/ClockAdvance.js"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { EventBus, Outbox, type StoredEvent } from "../events/Events.js"
 import { BadRequest } from "../api/ApiError.js"
@@ -35,6 +36,7 @@ export const SandboxHttp = HttpApiBuilder.group(Api, "sandbox", (handlers) =>
   Effect.gen(function*() {
     const partners = yield* Partners
     const clock = yield* ServiceClock
+    const clockAdvance = yield* ClockAdvance
     const outbox = yield* Outbox
     const cursors = yield* Cursors
     const bus = yield* EventBus
@@ -90,7 +92,7 @@ export const SandboxHttp = HttpApiBuilder.group(Api, "sandbox", (handlers) =>
           return yield* ServerSentEvents.responseScoped(open)
         }))
       .handle("clock", () => reading)
-      .handle("advanceClock", ({ payload }) => Effect.zipRight(clock.advance(payload.seconds), reading))
+      .handle("advanceClock", ({ payload }) => Effect.zipRight(clockAdvance.advance(payload.seconds), reading))
       .handle("events", ({ urlParams }) =>
         Effect.gen(function*() {
           const partner = yield* CurrentPartner

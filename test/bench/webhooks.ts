@@ -23,6 +23,7 @@ import * as NodeHttp from "node:http"
 import * as NodeFs from "node:fs"
 import * as NodeInspector from "node:inspector"
 import type { AddressInfo } from "node:net"
+import { ClockAdvance } from "../../src/clock/ClockAdvance.js"
 import { ServiceClock } from "../../src/clock/ServiceClock.js"
 import { Outbox, transaction } from "../../src/events/Events.js"
 import { Partners } from "../../src/partners/Partners.js"
@@ -127,6 +128,7 @@ const scenario = (receiver: Receiver, label: string, partnerCount: number, failS
     const outbox = yield* Outbox
     const sql = yield* SqlClient.SqlClient
     const clock = yield* ServiceClock
+    const clockAdvance = yield* ClockAdvance
     receiver.setFailShare(0)
     const ids: Array<string> = []
     for (let i = 0; i < partnerCount; i++) {
@@ -161,7 +163,7 @@ const scenario = (receiver: Receiver, label: string, partnerCount: number, failS
     const advance = (seconds: number) =>
       Effect.flatMap(clock.now, (now) => {
         receiver.setClock(new Date(now.getTime() + seconds * 1000))
-        return clock.advance(seconds)
+        return clockAdvance.advance(seconds)
       })
     if (!live) yield* advance(86_400 + 1)
     let seen = receiver.stats.delivered.size
