@@ -1,8 +1,8 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Effect, Option } from "effect"
 import * as Crypto from "node:crypto"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { Customers } from "../customers/Customers.js"
-import { BadRequest, type CustomerForbidden, NotFound } from "../api/ApiError.js"
+import { BadRequest, NotFound } from "../api/ApiError.js"
 import { Ids, isUuid } from "../ids/Ids.js"
 import {
   type DocumentContentType,
@@ -42,32 +42,17 @@ const toStored = (row: KycRepo.DocumentRow): StoredDocument => ({
   createdAt: row.createdAt
 })
 
-
-export class Documents extends Context.Tag("KycDocuments")<Documents, {
-  readonly upload: (
-    partnerId: string,
-    customerId: string,
-    upload: { readonly bytes: Uint8Array; readonly type: DocumentType }
-  ) => Effect.Effect<StoredDocument, BadRequest | CustomerForbidden | UnsupportedDocumentType | DocumentTooLarge>
-  readonly read: (
-    partnerId: string,
-    customerId: string,
-    documentId: string
-  ) => Effect.Effect<{ readonly document: StoredDocument; readonly content: Uint8Array }, CustomerForbidden | NotFound>
-  /** A document of this customer (any partner check is the caller's), or undefined. */
-  readonly find: (customerId: string, documentId: string) => Effect.Effect<StoredDocument | undefined>
-}>() {}
-
-export const layer = Layer.effect(
-  Documents,
-  Effect.gen(function*() {
+/** A customer's KYC document uploads, stored in the database (`kyc_documents`). */
+export class Documents extends Effect.Service<Documents>()("KycDocuments", {
+  effect: Effect.gen(function*() {
     const repo = yield* KycRepo.make
     const customers = yield* Customers
     const clock = yield* ServiceClock
     const ids = yield* Ids
 
-    const upload = (partnerId: string, customerId: string, input: { readonly bytes: Uint8Array; readonly type: DocumentType }) =>
-      Effect.gen(function*() {
+    /** Stores an upload of the partner's customer: not empty, at most 5 MB, a JPEG, PNG or PDF by its first bytes. */
+    const upload = Effect.fn("KycDocuments.upload")(
+      function*(partnerId: string, customerId: string, input: { readonly bytes: Uint8Array; readonly type: DocumentType }) {
         const customer = yield* customers.getOwned(partnerId, customerId)
         if (input.bytes.length === 0) return yield* new BadRequest({ message: "file: is empty" })
         if (input.bytes.length > documentBytesMax) {
@@ -88,30 +73,36 @@ export const layer = Layer.effect(
           createdAt: yield* clock.now
         }, input.bytes).pipe(Effect.orDie)
         return toStored(row)
-      }).pipe(Effect.withSpan("Documents.upload"))
+      }
+    )
 
-    const read = (partnerId: string, customerId: string, documentId: string) =>
-      Effect.gen(function*() {
-        const customer = yield* customers.getOwned(partnerId, customerId)
-        const missing = new NotFound({ message: "No such document for this customer" })
-        if (!isUuid(documentId)) return yield* missing
-        const found = yield* repo.documentContent(customer.id, documentId.toLowerCase()).pipe(Effect.orDie)
-        if (Option.isNone(found)) return yield* missing
-        const { content, ...row } = found.value
-        if (content.length !== row.sizeBytes) {
-          return yield* Effect.die(new Error(`document ${row.id}: stored ${content.length} bytes, expected ${row.sizeBytes}`))
-        }
-        return { document: toStored(row), content }
-      })
+    /** A document of the partner's customer with its content (404 for an unknown or malformed id). */
+    const read = Effect.fn("KycDocuments.read")(function*(partnerId: string, customerId: string, documentId: string) {
+      const customer = yield* customers.getOwned(partnerId, customerId)
+      const missing = new NotFound({ message: "No such document for this customer" })
+      if (!isUuid(documentId)) return yield* missing
+      const found = yield* repo.documentContent(customer.id, documentId.toLowerCase()).pipe(Effect.orDie)
+      if (Option.isNone(found)) return yield* missing
+      const { content, ...row } = found.value
+      if (content.length !== row.sizeBytes) {
+        return yield* Effect.die(new Error(`document ${row.id}: stored ${content.length} bytes, expected ${row.sizeBytes}`))
+      }
+      return { document: toStored(row), content }
+    })
 
-    const find = (customerId: string, documentId: string) =>
+    /** A document of this customer (any partner check is the caller's), or undefined. */
+    const find = Effect.fn("KycDocuments.find")((customerId: string, documentId: string) =>
       isUuid(documentId)
         ? repo.findDocument(customerId, documentId.toLowerCase()).pipe(
           Effect.map((row) => Option.getOrUndefined(Option.map(row, toStored))),
           Effect.orDie
         )
         : Effect.succeed(undefined)
+    )
 
-    return Documents.of({ upload, read, find })
-  })
-)
+    return { upload, read, find } as const
+  }),
+  dependencies: [Customers.Default]
+}) {}
+
+export const layer = Documents.Default
