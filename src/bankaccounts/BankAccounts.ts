@@ -1,11 +1,10 @@
-import { Context, Duration, Effect, Layer, Option } from "effect"
+import { Duration, Effect, Option } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { Customers } from "../customers/Customers.js"
 import type { CustomerRow } from "../customers/CustomersRepo.js"
-import { BadRequest, type CustomerForbidden, NotFound } from "../api/ApiError.js"
+import { BadRequest, NotFound } from "../api/ApiError.js"
 import { Ids, isUuid } from "../ids/Ids.js"
 import { CustomerActors } from "../ledger/CustomerActors.js"
-import type { CustomerBusy } from "../ledger/Errors.js"
 import type { BankRailUnavailable } from "../rails/Errors.js"
 import { Bank, BankUnavailable as BankUnavailableRail, nameEnquiryTimeoutMs } from "../rails/Bank.js"
 import { type CountryCode, fiatCurrencyOf } from "../reference/Countries.js"
@@ -45,27 +44,12 @@ export const toBankAccount = (row: BankAccountsRepo.BankAccountRow): BankAccount
 
 export type EnquiryError = BadRequest | BankAccountNotFound | BankUnavailable | BankRailUnavailable
 
-export class BankAccounts extends Context.Tag("BankAccounts")<BankAccounts, {
-  readonly banks: (
-    country: CountryCode
-  ) => Effect.Effect<ReadonlyArray<{ code: string; name: string; country: string; currency: string }>, BankRailUnavailable>
-  /** Name enquiry through the bank rail; moves nothing and stores nothing. */
-  readonly verify: (customer: CustomerRow, input: VerifyAccountBody) => Effect.Effect<ResolvedAccount, EnquiryError>
-  readonly save: (
-    partnerId: string,
-    customerId: string,
-    input: SaveAccountBody
-  ) => Effect.Effect<BankAccount, EnquiryError | BankAccountAlreadySaved | BankAccountLimitReached | CustomerForbidden | CustomerBusy>
-  readonly list: (customer: CustomerRow) => Effect.Effect<ReadonlyArray<BankAccount>>
-  readonly get: (customer: CustomerRow, accountId: string) => Effect.Effect<BankAccount, NotFound>
-  readonly makeDefault: (partnerId: string, customerId: string, accountId: string) => Effect.Effect<BankAccount, NotFound | CustomerForbidden | CustomerBusy>
-  /** The customer's default account with its full number (for a payout); call inside the customer's command. */
-  readonly defaultAccount: (customerId: string) => Effect.Effect<Option.Option<BankAccountsRepo.BankAccountRow>>
-}>() {}
-
-export const layer = Layer.effect(
-  BankAccounts,
-  Effect.gen(function*() {
+/**
+ * A customer's saved bank accounts: the bank list and name enquiry through the bank rail, saving (at most
+ * `savedAccountsMax`), the default account a withdrawal pays to.
+ */
+export class BankAccounts extends Effect.Service<BankAccounts>()("BankAccounts", {
+  effect: Effect.gen(function*() {
     const repo = yield* BankAccountsRepo.make
     const actors = yield* CustomerActors
     const clock = yield* ServiceClock
@@ -73,9 +57,9 @@ export const layer = Layer.effect(
     const bank = yield* Bank
     const customers = yield* Customers
 
-    const banks = (country: CountryCode) =>
+    const banks = Effect.fn("BankAccounts.banks")((country: CountryCode) =>
       Effect.map(bank.banks(country), (list) =>
-        list.map(({ code, name }) => ({ code, name, country, currency: fiatCurrencyOf(country) })))
+        list.map(({ code, name }) => ({ code, name, country, currency: fiatCurrencyOf(country) }))))
 
     const resolve = (country: CountryCode, bankCode: string, accountNumber: string) =>
       Effect.gen(function*() {
@@ -106,71 +90,80 @@ export const layer = Layer.effect(
         }
       })
 
-    const verify = (customer: CustomerRow, input: VerifyAccountBody) =>
-      resolve(input.country ?? customer.country, input.bankCode, input.accountNumber)
+    /** Name enquiry through the bank rail; moves nothing and stores nothing. */
+    const verify = Effect.fn("BankAccounts.verify")((customer: CustomerRow, input: VerifyAccountBody) =>
+      resolve(input.country ?? customer.country, input.bankCode, input.accountNumber))
 
-    const save = (partnerId: string, customerId: string, input: SaveAccountBody) =>
+    type Resolved = Effect.Effect.Success<ReturnType<typeof resolve>>
+
+    /** Stores a resolved account for a customer whose command is running (the first one becomes the default). */
+    const insertResolved = (partnerId: string, customer: CustomerRow, input: SaveAccountBody, resolved: Resolved) =>
       Effect.gen(function*() {
-        // The enquiry runs before the command: a slow bank must not hold the customer's lock.
-        const owner = yield* customers.getOwned(partnerId, customerId)
-        const resolved = yield* resolve(owner.country, input.bankCode, input.accountNumber)
-        return yield* actors.run(partnerId, customerId, (customer) =>
-          Effect.gen(function*() {
-            if (Option.isSome(yield* repo.findByNumber(customer.id, input.bankCode, input.accountNumber))) {
-              return yield* new BankAccountAlreadySaved({
-                message: "This bank account is already saved for the customer; make it the default with POST .../accounts/{id}/default"
-              })
-            }
-            if ((yield* repo.count(customer.id)) >= savedAccountsMax) {
-              return yield* new BankAccountLimitReached({ message: `A customer can save at most ${savedAccountsMax} bank accounts` })
-            }
-            const now = yield* clock.now
-            const hasDefault = Option.isSome(yield* repo.findDefault(customer.id))
-            const row = yield* repo.insert({
-              id: yield* ids.uuid,
-              partnerId,
-              customerId: customer.id,
-              country: resolved.country,
-              currency: resolved.currency,
-              bankCode: resolved.bankCode,
-              bankName: resolved.bankName,
-              accountNumber: resolved.accountNumber,
-              accountName: resolved.accountName,
-              isDefault: false,
-              createdAt: now,
-              updatedAt: now
-            })
-            if (hasDefault && input.isDefault !== true) return toBankAccount(row)
-            const made = yield* repo.setDefault(customer.id, row.id, now)
-            if (Option.isNone(made)) return yield* Effect.dieMessage(`bank accounts: account ${row.id} vanished`)
-            return toBankAccount(made.value)
-          }).pipe(Effect.catchTag("SqlError", Effect.die)))
-      })
+        if (Option.isSome(yield* repo.findByNumber(customer.id, input.bankCode, input.accountNumber))) {
+          return yield* new BankAccountAlreadySaved({
+            message: "This bank account is already saved for the customer; make it the default with POST .../accounts/{id}/default"
+          })
+        }
+        if ((yield* repo.count(customer.id)) >= savedAccountsMax) {
+          return yield* new BankAccountLimitReached({ message: `A customer can save at most ${savedAccountsMax} bank accounts` })
+        }
+        const now = yield* clock.now
+        const hasDefault = Option.isSome(yield* repo.findDefault(customer.id))
+        const row = yield* repo.insert({
+          id: yield* ids.uuid,
+          partnerId,
+          customerId: customer.id,
+          country: resolved.country,
+          currency: resolved.currency,
+          bankCode: resolved.bankCode,
+          bankName: resolved.bankName,
+          accountNumber: resolved.accountNumber,
+          accountName: resolved.accountName,
+          isDefault: false,
+          createdAt: now,
+          updatedAt: now
+        })
+        if (hasDefault && input.isDefault !== true) return toBankAccount(row)
+        const made = yield* repo.setDefault(customer.id, row.id, now)
+        if (Option.isNone(made)) return yield* Effect.dieMessage(`bank accounts: account ${row.id} vanished`)
+        return toBankAccount(made.value)
+      }).pipe(Effect.catchTag("SqlError", Effect.die))
 
-    const list = (customer: CustomerRow) =>
-      repo.list(customer.id).pipe(Effect.map((rows) => rows.map(toBankAccount)), Effect.orDie)
+    const save = Effect.fn("BankAccounts.save")(function*(partnerId: string, customerId: string, input: SaveAccountBody) {
+      // The enquiry runs before the command: a slow bank must not hold the customer's lock.
+      const owner = yield* customers.getOwned(partnerId, customerId)
+      const resolved = yield* resolve(owner.country, input.bankCode, input.accountNumber)
+      return yield* actors.run(partnerId, customerId, (customer) => insertResolved(partnerId, customer, input, resolved))
+    })
+
+    const list = Effect.fn("BankAccounts.list")((customer: CustomerRow) =>
+      repo.list(customer.id).pipe(Effect.map((rows) => rows.map(toBankAccount)), Effect.orDie))
 
     const notFound = () => new NotFound({ message: "No saved bank account with this id for this customer" })
 
-    const get = (customer: CustomerRow, accountId: string) =>
-      Effect.gen(function*() {
-        if (!isUuid(accountId)) return yield* notFound()
-        const row = yield* repo.find(customer.id, accountId.toLowerCase()).pipe(Effect.orDie)
-        if (Option.isNone(row)) return yield* notFound()
-        return toBankAccount(row.value)
-      })
+    const get = Effect.fn("BankAccounts.get")(function*(customer: CustomerRow, accountId: string) {
+      if (!isUuid(accountId)) return yield* notFound()
+      const row = yield* repo.find(customer.id, accountId.toLowerCase()).pipe(Effect.orDie)
+      if (Option.isNone(row)) return yield* notFound()
+      return toBankAccount(row.value)
+    })
 
-    const makeDefault = (partnerId: string, customerId: string, accountId: string) =>
+    const makeDefault = Effect.fn("BankAccounts.makeDefault")((partnerId: string, customerId: string, accountId: string) =>
       actors.run(partnerId, customerId, (customer) =>
         Effect.gen(function*() {
           if (!isUuid(accountId)) return yield* notFound()
           const row = yield* repo.setDefault(customer.id, accountId.toLowerCase(), yield* clock.now)
           if (Option.isNone(row)) return yield* notFound()
           return toBankAccount(row.value)
-        }).pipe(Effect.catchTag("SqlError", Effect.die)))
+        }).pipe(Effect.catchTag("SqlError", Effect.die))))
 
-    const defaultAccount = (customerId: string) => repo.findDefault(customerId).pipe(Effect.orDie)
+    /** The customer's default account with its full number (for a payout); call inside the customer's command. */
+    const defaultAccount = Effect.fn("BankAccounts.defaultAccount")((customerId: string) =>
+      repo.findDefault(customerId).pipe(Effect.orDie))
 
-    return BankAccounts.of({ banks, verify, save, list, get, makeDefault, defaultAccount })
-  })
-)
+    return { banks, verify, save, list, get, makeDefault, defaultAccount } as const
+  }),
+  dependencies: [Customers.Default, CustomerActors.Default]
+}) {}
+
+export const layer = BankAccounts.Default
