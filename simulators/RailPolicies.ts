@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer, Option } from "effect"
+import { Effect, Option } from "effect"
 import { ServiceClock } from "../src/clock/ServiceClock.js"
 import { Caches } from "../src/db/Caches.js"
 import {
@@ -49,16 +49,6 @@ export const policyProblem = (
 /** The cache topic of policies, invalidated per partner by `set`. */
 export const cacheTopic = "rail-policies"
 
-export class RailPolicies extends Context.Tag("RailPolicies")<RailPolicies, {
-  readonly policyFor: (partnerId: string, rail: RailName) => Effect.Effect<RailPolicy>
-  readonly list: (partnerId: string) => Effect.Effect<ReadonlyArray<RailPolicy>>
-  /**
-   * Replaces the policy: an omitted `outcome` is success, an omitted `delaySeconds` the rail's default. A policy
-   * the rail cannot follow (`policyProblem`) is a defect: callers check it first.
-   */
-  readonly set: (partnerId: string, rail: RailName, policy: SetRailPolicy) => Effect.Effect<RailPolicy>
-}>() {}
-
 interface PolicyRow {
   readonly rail: RailName
   readonly mode: RailMode
@@ -76,14 +66,27 @@ const fromRow = (row: PolicyRow): RailPolicy => ({
   updatedAt: row.updatedAt
 })
 
-export const layer = Layer.effect(
-  RailPolicies,
+/** The range a stored delay must be in: a defect otherwise (the routes' schemas check it first). */
+const checkedDelay = (rail: RailName, policy: SetRailPolicy) =>
   Effect.gen(function*() {
+    const problem = policyProblem(rail, policy)
+    if (problem !== undefined) {
+      return yield* Effect.die(new Error(`RailPolicies.set: ${rail} ${problem.field}: ${problem.message}`))
+    }
+    const delaySeconds = policy.delaySeconds ?? defaultDelaySeconds[rail]
+    if (!Number.isInteger(delaySeconds) || delaySeconds < 0 || delaySeconds > delaySecondsMax) {
+      return yield* Effect.die(new Error(`RailPolicies.set: delaySeconds out of range: ${delaySeconds}`))
+    }
+    return delaySeconds
+  })
+
+export class RailPolicies extends Effect.Service<RailPolicies>()("RailPolicies", {
+  effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const clock = yield* ServiceClock
     const caches = yield* Caches
 
-    const list = (partnerId: string) =>
+    const list = Effect.fn("RailPolicies.list")((partnerId: string) =>
       sql<PolicyRow>`
         SELECT rail, mode, outcome, delay_seconds, updated_at FROM rail_policies WHERE partner_id = ${partnerId}`.pipe(
         Effect.map((rows) =>
@@ -93,11 +96,11 @@ export const layer = Layer.effect(
           })
         ),
         Effect.orDie
-      )
+      ))
 
     // Read by every rail operation, changed by a sandbox control: cached per partner (src/db/Caches.ts).
     const cache = caches.make<RailPolicy>(cacheTopic, { capacity: 10_000 })
-    const policyFor = (partnerId: string, rail: RailName) =>
+    const policyFor = Effect.fn("RailPolicies.policyFor")((partnerId: string, rail: RailName) =>
       Effect.map(
         cache.get(
           `${partnerId}/${rail}`,
@@ -110,29 +113,28 @@ export const layer = Layer.effect(
           )
         ),
         Option.getOrElse(() => defaultPolicy(rail))
-      )
+      ))
 
-    const set = (partnerId: string, rail: RailName, policy: SetRailPolicy) =>
-      Effect.gen(function*() {
-        const problem = policyProblem(rail, policy)
-        if (problem !== undefined) {
-          return yield* Effect.die(new Error(`RailPolicies.set: ${rail} ${problem.field}: ${problem.message}`))
-        }
-        const delaySeconds = policy.delaySeconds ?? defaultDelaySeconds[rail]
-        if (!Number.isInteger(delaySeconds) || delaySeconds < 0 || delaySeconds > delaySecondsMax) {
-          return yield* Effect.die(new Error(`RailPolicies.set: delaySeconds out of range: ${delaySeconds}`))
-        }
-        const now = yield* clock.now
-        const rows = yield* sql<PolicyRow>`
+    /**
+     * Replaces the policy: an omitted `outcome` is success, an omitted `delaySeconds` the rail's default. A policy
+     * the rail cannot follow (`policyProblem`) is a defect: callers check it first.
+     */
+    const set = Effect.fn("RailPolicies.set")(function*(partnerId: string, rail: RailName, policy: SetRailPolicy) {
+      const delaySeconds = yield* checkedDelay(rail, policy)
+      const now = yield* clock.now
+      const rows = yield* sql<PolicyRow>`
           INSERT INTO rail_policies (partner_id, rail, mode, outcome, delay_seconds, updated_at)
           VALUES (${partnerId}, ${rail}, ${policy.mode}, ${policy.outcome ?? "success"}, ${delaySeconds}, ${now})
           ON CONFLICT (partner_id, rail) DO UPDATE SET mode = EXCLUDED.mode, outcome = EXCLUDED.outcome,
             delay_seconds = EXCLUDED.delay_seconds, updated_at = EXCLUDED.updated_at
           RETURNING rail, mode, outcome, delay_seconds, updated_at`.pipe(Effect.orDie)
-        yield* caches.announce(cacheTopic, partnerId)
-        return fromRow(rows[0]!)
-      })
+      yield* caches.announce(cacheTopic, partnerId)
+      return fromRow(rows[0]!)
+    })
 
-    return RailPolicies.of({ policyFor, list, set })
-  })
-)
+    return { policyFor, list, set } as const
+  }),
+  dependencies: [Caches.Default]
+}) {}
+
+export const layer = RailPolicies.Default

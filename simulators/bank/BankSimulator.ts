@@ -2,7 +2,7 @@ import { Effect, Layer, Schema } from "effect"
 import { FundingCharges } from "../../src/funding/FundingCharges.js"
 import { Ids } from "../../src/ids/Ids.js"
 import { type JobDescription, Jobs } from "../../src/jobs/Jobs.js"
-import { Bank, BankUnavailable, type PayoutOutcome } from "../../src/rails/Bank.js"
+import { Bank, BankUnavailable, type CollectionOpened, type PayoutOutcome, type PayoutRequest } from "../../src/rails/Bank.js"
 import { Withdrawals } from "../../src/withdrawals/Withdrawals.js"
 import { RailPolicies } from "../RailPolicies.js"
 import { bankingFor } from "./Banks.js"
@@ -38,6 +38,38 @@ export const layer = Layer.effect(
     const policies = yield* RailPolicies
     const ids = yield* Ids
 
+    /** The payer pays by itself only when the policy says so; otherwise a control call (or expiry) decides. */
+    const collectionOpened = (charge: CollectionOpened) =>
+      Effect.gen(function*() {
+        const policy = yield* policies.policyFor(charge.partnerId, "bank")
+        if (policy.mode !== "auto" || policy.outcome !== "success") return
+        yield* jobs.schedule({
+          kind: chargePaymentJobKind,
+          partnerId: charge.partnerId,
+          customerId: charge.customerId,
+          delaySeconds: policy.delaySeconds,
+          payload: { chargeId: charge.chargeId }
+        })
+      }).pipe(Effect.orDie)
+
+    /** A job answers the payout after the policy's delay (`auto`); `manual` waits for a control call. */
+    const submitPayout = (payout: PayoutRequest) =>
+      Effect.gen(function*() {
+        const policy = yield* policies.policyFor(payout.partnerId, "bank")
+        if (policy.mode === "manual") return
+        const plan = planPayout(payout.accountNumber, policy.outcome)
+        const job: PayoutJob = plan._tag === "Fail"
+          ? { withdrawalId: payout.payoutId, move: "fail", reason: plan.reason, reverseAfterSeconds: null }
+          : { withdrawalId: payout.payoutId, move: "complete", reason: null, reverseAfterSeconds: plan.thenReverse ? policy.delaySeconds : null }
+        yield* jobs.schedule({
+          kind: payoutJobKind,
+          partnerId: payout.partnerId,
+          customerId: payout.customerId,
+          delaySeconds: policy.delaySeconds,
+          payload: job
+        })
+      }).pipe(Effect.orDie)
+
     return Bank.of({
       banks: (country) => Effect.succeed((bankingFor(country)?.banks ?? []).map(({ code, name }) => ({ code, name }))),
       nameEnquiry: (country, bankCode, accountNumber) => {
@@ -50,35 +82,8 @@ export const layer = Layer.effect(
         Effect.suspend(() =>
           Effect.map(ids.bytes(serialDigits(request.country)), (random) => issueCollectionAccount(request.country, random))
         ),
-      collectionOpened: (charge) =>
-        Effect.gen(function*() {
-          // The payer pays by itself only when the policy says so; otherwise a control call (or expiry) decides.
-          const policy = yield* policies.policyFor(charge.partnerId, "bank")
-          if (policy.mode !== "auto" || policy.outcome !== "success") return
-          yield* jobs.schedule({
-            kind: chargePaymentJobKind,
-            partnerId: charge.partnerId,
-            customerId: charge.customerId,
-            delaySeconds: policy.delaySeconds,
-            payload: { chargeId: charge.chargeId }
-          })
-        }).pipe(Effect.orDie),
-      submitPayout: (payout) =>
-        Effect.gen(function*() {
-          const policy = yield* policies.policyFor(payout.partnerId, "bank")
-          if (policy.mode === "manual") return
-          const plan = planPayout(payout.accountNumber, policy.outcome)
-          const job: PayoutJob = plan._tag === "Fail"
-            ? { withdrawalId: payout.payoutId, move: "fail", reason: plan.reason, reverseAfterSeconds: null }
-            : { withdrawalId: payout.payoutId, move: "complete", reason: null, reverseAfterSeconds: plan.thenReverse ? policy.delaySeconds : null }
-          yield* jobs.schedule({
-            kind: payoutJobKind,
-            partnerId: payout.partnerId,
-            customerId: payout.customerId,
-            delaySeconds: policy.delaySeconds,
-            payload: job
-          })
-        }).pipe(Effect.orDie)
+      collectionOpened,
+      submitPayout
     })
   })
 )

@@ -1,7 +1,7 @@
 import { Effect, Layer, Schema } from "effect"
 import { Ids } from "../../src/ids/Ids.js"
 import { type JobDescription, Jobs } from "../../src/jobs/Jobs.js"
-import { Chain, type SendFailureCause, type SendOutcome } from "../../src/rails/Chain.js"
+import { Chain, type SendFailureCause, type SendOutcome, type SendRequest } from "../../src/rails/Chain.js"
 import { Sends } from "../../src/sends/Sends.js"
 import { findNetwork } from "../../src/reference/Networks.js"
 import { RailPolicies } from "../RailPolicies.js"
@@ -91,6 +91,27 @@ export const layer = Layer.effect(
     const jobs = yield* Jobs
     const policies = yield* RailPolicies
 
+    /**
+     * Answers the send by a job after the policy's delay (`auto`): a magic address's failure, else the policy's
+     * outcome; `manual` leaves it pending for a control call.
+     */
+    const broadcast = (send: SendRequest) =>
+      Effect.gen(function*() {
+        const policy = yield* policies.policyFor(send.partnerId, "chain")
+        if (policy.mode === "manual") return
+        const outcome = magicOutcomeOf(send.network, send.toAddress) ??
+          (policy.outcome === "success" ? "confirmed" : policyFailureCause)
+        // A hash exists for every transaction that reached the network (all but one rejected before broadcast).
+        const txHash = outcome === "rejected" ? null : yield* Effect.provideService(randomTxHash(send.network), Ids, ids)
+        yield* jobs.schedule({
+          kind: sendOutcomeJobKind,
+          partnerId: send.partnerId,
+          customerId: send.customerId,
+          delaySeconds: policy.delaySeconds,
+          payload: { sendId: send.sendId, outcome, txHash } satisfies SendOutcomeJob
+        })
+      }).pipe(Effect.orDie)
+
     return Chain.of({
       issueDepositAddress: ({ network }) => {
         const format = formatOfNetwork(network)
@@ -99,22 +120,7 @@ export const layer = Layer.effect(
       isValidAddress: (network, address) => isValidAddress(formatOfNetwork(network), address),
       isValidTxHash: (network, txHash) => isValidTxHash(formatOfNetwork(network), txHash),
       txHashShape: (network) => txHashShapes[formatOfNetwork(network)],
-      broadcast: (send) =>
-        Effect.gen(function*() {
-          const policy = yield* policies.policyFor(send.partnerId, "chain")
-          if (policy.mode === "manual") return
-          const outcome = magicOutcomeOf(send.network, send.toAddress) ??
-            (policy.outcome === "success" ? "confirmed" : policyFailureCause)
-          // A hash exists for every transaction that reached the network (all but one rejected before broadcast).
-          const txHash = outcome === "rejected" ? null : yield* Effect.provideService(randomTxHash(send.network), Ids, ids)
-          yield* jobs.schedule({
-            kind: sendOutcomeJobKind,
-            partnerId: send.partnerId,
-            customerId: send.customerId,
-            delaySeconds: policy.delaySeconds,
-            payload: { sendId: send.sendId, outcome, txHash } satisfies SendOutcomeJob
-          })
-        }).pipe(Effect.orDie)
+      broadcast
     })
   })
 )

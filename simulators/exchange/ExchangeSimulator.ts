@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import { ServiceClock } from "../../src/clock/ServiceClock.js"
-import { Exchange, ExchangeCurrencyUnsupported, type Execution, ExecutionRejected } from "../../src/rails/Exchange.js"
+import { Exchange, ExchangeCurrencyUnsupported, type Execution, ExecutionRejected, type ExecutionRequest } from "../../src/rails/Exchange.js"
 import { RailPolicies } from "../RailPolicies.js"
 import { ExchangePriceStore, isExchangeCurrency } from "./Prices.js"
 
@@ -41,39 +41,42 @@ export const layer = Layer.effect(
         (rows) => rows[0] === undefined ? undefined : ({ orderId, executedAt: new Date(rows[0].executedAt) } satisfies Execution)
       )
 
-    return Exchange.of({
-      prices: (partnerId, currency) =>
-        isExchangeCurrency(currency)
-          ? Effect.map(Effect.zip(store.get(partnerId, currency), clock.now), ([sheet, asOf]) => ({
-            currency,
-            buyRate: sheet.buyRate,
-            sellRate: sheet.sellRate,
-            exchangeFeeUsdt: sheet.exchangeFeeUsdt,
-            asOf
-          }))
-          : Effect.fail(new ExchangeCurrencyUnsupported({ currency })),
-      execute: (order) =>
-        Effect.gen(function*() {
-          const policy = yield* policies.policyFor(order.partnerId, "exchange")
-          if (policy.outcome === "failure") {
-            // An order filled before keeps its fill (idempotent by order id); a new one is refused, nothing recorded.
-            const earlier = yield* earlierFill(order.orderId)
-            if (earlier !== undefined) return earlier
-            return yield* Effect.fail(new ExecutionRejected({ reason: rejectionReason }))
-          }
-          const now = yield* clock.now
-          const inserted = yield* sql<FillRow>`
+    /** The partner's prices of a quoted currency, read now on the service clock. */
+    const prices = (partnerId: string, currency: string) =>
+      isExchangeCurrency(currency)
+        ? Effect.map(Effect.zip(store.get(partnerId, currency), clock.now), ([sheet, asOf]) => ({
+          currency,
+          buyRate: sheet.buyRate,
+          sellRate: sheet.sellRate,
+          exchangeFeeUsdt: sheet.exchangeFeeUsdt,
+          asOf
+        }))
+        : Effect.fail(new ExchangeCurrencyUnsupported({ currency }))
+
+    /** Fills at once per the `exchange` policy, once per order id (an order filled before answers its first fill). */
+    const execute = (order: ExecutionRequest) =>
+      Effect.gen(function*() {
+        const policy = yield* policies.policyFor(order.partnerId, "exchange")
+        if (policy.outcome === "failure") {
+          // An order filled before keeps its fill (idempotent by order id); a new one is refused, nothing recorded.
+          const earlier = yield* earlierFill(order.orderId)
+          if (earlier !== undefined) return earlier
+          return yield* Effect.fail(new ExecutionRejected({ reason: rejectionReason }))
+        }
+        const now = yield* clock.now
+        const inserted = yield* sql<FillRow>`
             INSERT INTO exchange_orders (order_id, partner_id, customer_id, side, currency, usdt_amount, fiat_amount, executed_at)
             VALUES (${order.orderId}, ${order.partnerId}, ${order.customerId}, ${order.side}, ${order.currency},
                     ${order.usdtAmount.toString()}, ${order.fiatAmount.toString()}, ${now})
             ON CONFLICT (order_id) DO NOTHING
             RETURNING executed_at`
-          if (inserted[0] !== undefined) return { orderId: order.orderId, executedAt: new Date(inserted[0].executedAt) }
-          // Filled before: its first fill answers, the order is not filled twice.
-          const earlier = yield* earlierFill(order.orderId)
-          if (earlier === undefined) return yield* Effect.die(new Error(`exchange order ${order.orderId}: conflict without a row`))
-          return earlier
-        }).pipe(Effect.catchTag("SqlError", Effect.die))
-    })
+        if (inserted[0] !== undefined) return { orderId: order.orderId, executedAt: new Date(inserted[0].executedAt) }
+        // Filled before: its first fill answers, the order is not filled twice.
+        const earlier = yield* earlierFill(order.orderId)
+        if (earlier === undefined) return yield* Effect.die(new Error(`exchange order ${order.orderId}: conflict without a row`))
+        return earlier
+      }).pipe(Effect.catchTag("SqlError", Effect.die))
+
+    return Exchange.of({ prices, execute })
   })
 )

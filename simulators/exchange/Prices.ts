@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { BigDecimal, Context, Data, Effect, Layer, Option } from "effect"
+import { BigDecimal, Data, Effect, Option } from "effect"
 import { ServiceClock } from "../../src/clock/ServiceClock.js"
 import { Caches } from "../../src/db/Caches.js"
 import { EventBus, transaction } from "../../src/events/Events.js"
@@ -97,15 +97,6 @@ export const usdtMinor = (value: number): bigint => {
 /** The cache topic of prices, invalidated per partner by `set`. */
 export const cacheTopic = "exchange-prices"
 
-export class ExchangePriceStore extends Context.Tag("simulators/ExchangePriceStore")<ExchangePriceStore, {
-  /** The partner's prices in `currency` (the defaults when never set). */
-  readonly get: (partnerId: string, currency: FiatCurrency) => Effect.Effect<PriceSheet>
-  /** The partner's prices in every currency, in `exchangeCurrencies` order. */
-  readonly list: (partnerId: string) => Effect.Effect<ReadonlyArray<PriceSheet>>
-  /** Merges `change` with the current prices and stores them; refuses a `buyRate` below the `sellRate`. */
-  readonly set: (partnerId: string, currency: FiatCurrency, change: PriceChange) => Effect.Effect<PriceSheet, PricesInverted>
-}>() {}
-
 interface PriceRow {
   readonly currency: FiatCurrency
   readonly buyRate: string
@@ -123,15 +114,16 @@ const fromRow = (row: PriceRow): PriceSheet => ({
   updatedAt: new Date(row.updatedAt)
 })
 
-export const layer = Layer.effect(
-  ExchangePriceStore,
-  Effect.gen(function*() {
+/** The simulated exchange's prices per partner (`exchange_prices`), cached per partner. */
+export class ExchangePriceStore extends Effect.Service<ExchangePriceStore>()("simulators/ExchangePriceStore", {
+  effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const clock = yield* ServiceClock
     const caches = yield* Caches
     const bus = yield* EventBus
 
-    const list = (partnerId: string) =>
+    /** The partner's prices in every currency, in `exchangeCurrencies` order. */
+    const list = Effect.fn("ExchangePriceStore.list")((partnerId: string) =>
       sql<PriceRow>`
         SELECT currency, buy_rate::text AS buy_rate, sell_rate::text AS sell_rate, fee_usdt::text AS fee_usdt, updated_at
         FROM exchange_prices WHERE partner_id = ${partnerId}`.pipe(
@@ -142,11 +134,12 @@ export const layer = Layer.effect(
           })
         ),
         Effect.orDie
-      )
+      ))
 
     // Read by every rate, quote and execution, changed by a sandbox control: cached per partner (src/db/Caches.ts).
     const cache = caches.make<PriceSheet>(cacheTopic, { capacity: 10_000 })
-    const get = (partnerId: string, currency: FiatCurrency) =>
+    /** The partner's prices in `currency` (the defaults when never set). */
+    const get = Effect.fn("ExchangePriceStore.get")((partnerId: string, currency: FiatCurrency) =>
       Effect.map(
         cache.get(
           `${partnerId}/${currency}`,
@@ -159,9 +152,10 @@ export const layer = Layer.effect(
           )
         ),
         Option.getOrElse(() => defaultPrices(currency))
-      )
+      ))
 
-    const set = (partnerId: string, currency: FiatCurrency, change: PriceChange) =>
+    /** Merges `change` with the current prices and stores them; refuses a `buyRate` below the `sellRate`. */
+    const set = Effect.fn("ExchangePriceStore.set")((partnerId: string, currency: FiatCurrency, change: PriceChange) =>
       transaction(Effect.gen(function*() {
         const now = yield* clock.now
         const defaults = defaultPrices(currency)
@@ -191,8 +185,11 @@ export const layer = Layer.effect(
         Effect.provideService(SqlClient.SqlClient, sql),
         Effect.provideService(EventBus, bus),
         Effect.catchTag("SqlError", Effect.die)
-      )
+      ))
 
-    return ExchangePriceStore.of({ get, list, set })
-  })
-)
+    return { get, list, set } as const
+  }),
+  dependencies: [Caches.Default]
+}) {}
+
+export const layer = ExchangePriceStore.Default

@@ -1,4 +1,4 @@
-import { Context, Effect, Layer, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { constantTimeEqual, hmacSha256 } from "../crypto/Hashing.js"
 import { Keys } from "../crypto/Keys.js"
 import { InvalidCursor } from "./ApiError.js"
@@ -62,20 +62,16 @@ const invalid = new InvalidCursor({
 export const keyMaxChars = 200
 const keyPattern = new RegExp(`^[A-Za-z0-9._:-]{1,${keyMaxChars}}$`)
 
-export class Cursors extends Context.Tag("Cursors")<Cursors, {
-  readonly encode: (scope: ListScope, seq: string) => string
-  readonly decode: (scope: ListScope, cursor: string) => Effect.Effect<string, InvalidCursor>
-  /** The composite-key variant: the same scope binding, a key of `keyPattern` instead of a seq. */
-  readonly encodeKey: (scope: ListScope, key: string) => string
-  readonly decodeKey: (scope: ListScope, cursor: string) => Effect.Effect<string, InvalidCursor>
-}>() {}
-
 const KeyPayload = Schema.parseJson(Schema.Struct({ k: Schema.String.pipe(Schema.pattern(keyPattern)) }))
 const decodeKeyPayload = Schema.decodeUnknownOption(KeyPayload)
 
-export const CursorsLayer = Layer.effect(
-  Cursors,
-  Effect.map(Keys, (keys) => {
+const seqDomain = "cursor.v2"
+const keyDomain = "cursor.key.v1"
+
+/** Signs and verifies cursors with the cursor key (`Keys.cursor`): a cursor is bound to the list it was issued for. */
+export class Cursors extends Effect.Service<Cursors>()("Cursors", {
+  effect: Effect.gen(function*() {
+    const keys = yield* Keys
     // The scope is authenticated, not carried: the cursor reveals no ids, and a cursor is bound to its list.
     const sign = (domain: string, scope: ListScope, payload: string) =>
       hmacSha256(keys.cursor, `${domain}\n${scopeKey(scope)}\n${payload}`).subarray(0, 16)
@@ -95,27 +91,33 @@ export const CursorsLayer = Layer.effect(
       }
       return Buffer.from(payload, "base64url").toString("utf8")
     }
-    const seqDomain = "cursor.v2"
-    const keyDomain = "cursor.key.v1"
-    return Cursors.of({
-      encode: (scope, seq) => encodeWith(seqDomain)(scope, { s: seq }),
-      decode: (scope, cursor) => {
-        const text = verifiedText(seqDomain, scope, cursor)
-        const decoded = text === undefined ? undefined : decodePayload(text)
-        return decoded === undefined || decoded._tag === "None" ? Effect.fail(invalid) : Effect.succeed(decoded.value.s)
-      },
-      encodeKey: (scope, key) => {
-        if (!keyPattern.test(key)) throw new Error(`Cursors.encodeKey: not a cursor key: ${key.slice(0, 80)}`)
-        return encodeWith(keyDomain)(scope, { k: key })
-      },
-      decodeKey: (scope, cursor) => {
-        const text = verifiedText(keyDomain, scope, cursor)
-        const decoded = text === undefined ? undefined : decodeKeyPayload(text)
-        return decoded === undefined || decoded._tag === "None" ? Effect.fail(invalid) : Effect.succeed(decoded.value.k)
-      }
+
+    const encode = (scope: ListScope, seq: string): string => encodeWith(seqDomain)(scope, { s: seq })
+
+    const decode = Effect.fn("Cursors.decode")((scope: ListScope, cursor: string): Effect.Effect<string, InvalidCursor> => {
+      const text = verifiedText(seqDomain, scope, cursor)
+      const decoded = text === undefined ? undefined : decodePayload(text)
+      return decoded === undefined || decoded._tag === "None" ? Effect.fail(invalid) : Effect.succeed(decoded.value.s)
     })
-  })
-)
+
+    /** The composite-key variant: the same scope binding, a key of `keyPattern` instead of a seq. */
+    const encodeKey = (scope: ListScope, key: string): string => {
+      if (!keyPattern.test(key)) throw new Error(`Cursors.encodeKey: not a cursor key: ${key.slice(0, 80)}`)
+      return encodeWith(keyDomain)(scope, { k: key })
+    }
+
+    const decodeKey = Effect.fn("Cursors.decodeKey")((scope: ListScope, cursor: string): Effect.Effect<string, InvalidCursor> => {
+      const text = verifiedText(keyDomain, scope, cursor)
+      const decoded = text === undefined ? undefined : decodeKeyPayload(text)
+      return decoded === undefined || decoded._tag === "None" ? Effect.fail(invalid) : Effect.succeed(decoded.value.k)
+    })
+
+    return { encode, decode, encodeKey, decodeKey } as const
+  }),
+  dependencies: [Keys.Default]
+}) {}
+
+export const CursorsLayer = Cursors.Default
 
 /**
  * Runs a keyset query for one page: asks for one row more than the limit to learn whether a next page exists.

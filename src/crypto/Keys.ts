@@ -1,4 +1,4 @@
-import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { Effect, Option, Redacted } from "effect"
 import * as Crypto from "node:crypto"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
@@ -20,8 +20,6 @@ export interface KeysShape {
   /** HMAC key (HS256) of the partner console's access tokens (docs/console.md). */
   readonly consoleToken: Buffer
 }
-
-export class Keys extends Context.Tag("Keys")<Keys, KeysShape>() {}
 
 export const parseKey = (raw: string): Buffer => /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, "hex") : Buffer.from(raw, "base64")
 
@@ -55,19 +53,23 @@ const sandboxKeyFile = (dataDir: string) =>
     return key
   })
 
-export const layer = Layer.effect(
-  Keys,
-  Effect.gen(function*() {
-    const config = yield* AppConfig
-    const master = yield* Option.match(config.encryptionKey, {
-      onSome: (key) => Effect.succeed(parseKey(Redacted.value(key))),
-      onNone: () =>
-        config.mode === "production"
-          ? Effect.dieMessage("ENCRYPTION_KEY is required in production")
-          : config.dataDir === ":memory:"
-          ? Effect.sync(() => Crypto.randomBytes(32))
-          : sandboxKeyFile(config.dataDir)
-    })
-    return fromMaster(master)
+/** The master key: ENCRYPTION_KEY, else (sandbox) DATA_DIR's key file, or a fresh key for an in-memory database. */
+const masterKey = Effect.gen(function*() {
+  const config = yield* AppConfig
+  return yield* Option.match(config.encryptionKey, {
+    onSome: (key) => Effect.succeed(parseKey(Redacted.value(key))),
+    onNone: () =>
+      config.mode === "production"
+        ? Effect.dieMessage("ENCRYPTION_KEY is required in production")
+        : config.dataDir === ":memory:"
+        ? Effect.sync(() => Crypto.randomBytes(32))
+        : sandboxKeyFile(config.dataDir)
   })
-)
+})
+
+/** The service's keys (`KeysShape`), derived once from the master key at start. */
+export class Keys extends Effect.Service<Keys>()("Keys", {
+  effect: Effect.map(masterKey, (master): KeysShape => fromMaster(master))
+}) {}
+
+export const layer = Keys.Default

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer, Option, Redacted, Schedule } from "effect"
+import { Effect, Option, Redacted, Schedule } from "effect"
 import Pg from "pg"
 import { AppConfig } from "../config/AppConfig.js"
 import { afterCommit } from "../events/Events.js"
@@ -31,13 +31,6 @@ export interface Cache<V> {
   readonly get: <E, R>(key: string, scope: string | ((value: V) => string), lookup: Effect.Effect<Option.Option<V>, E, R>) => Effect.Effect<Option.Option<V>, E, R>
 }
 
-export class Caches extends Context.Tag("Caches")<Caches, {
-  /** A cache of at most `capacity` entries (the oldest inserted leaves first). */
-  readonly make: <V>(topic: string, options: { readonly capacity: number }) => Cache<V>
-  /** Drops `topic`'s entries of `scope` in every process when the current transaction commits. */
-  readonly announce: (topic: string, scope: string) => Effect.Effect<void>
-}>() {}
-
 interface Store {
   readonly entries: Map<string, { readonly value: unknown; readonly scope: string }>
   /** Bumped by every invalidation of the topic: a lookup that saw another generation is not stored. */
@@ -48,105 +41,124 @@ interface Store {
 /** Payload of a notification: `topic` and `scope` joined by a character neither contains. */
 const separator = "\u001f"
 
-export const layer = Layer.scoped(
-  Caches,
-  Effect.gen(function*() {
+/**
+ * This process's entries of every topic, and whether they may be served (`live`): on PostgreSQL only while the
+ * listener is up and listening; PGlite has no other process.
+ */
+const makeStores = (live: boolean) => {
+  const stores = new Map<string, Store>()
+  const state = { live }
+
+  const dropScope = (topic: string, scope: string) => {
+    const store = stores.get(topic)
+    if (store === undefined) return
+    store.generation++
+    for (const [key, entry] of store.entries) if (entry.scope === scope) store.entries.delete(key)
+  }
+  const dropAll = () => {
+    for (const store of stores.values()) {
+      store.generation++
+      store.entries.clear()
+    }
+  }
+
+  const make = <V>(topic: string, options: { readonly capacity: number }): Cache<V> => {
+    const store: Store = { entries: new Map(), generation: 0, capacity: options.capacity }
+    stores.set(topic, store)
+    return {
+      get: (key, scope, lookup) =>
+        Effect.suspend(() => {
+          const hit = state.live ? store.entries.get(key) : undefined
+          if (hit !== undefined) return Effect.succeed(Option.some(hit.value as V))
+          const generation = store.generation
+          return Effect.tap(lookup, (found) =>
+            Effect.sync(() => {
+              if (Option.isNone(found) || !state.live || store.generation !== generation) return
+              if (store.entries.size >= store.capacity) {
+                const oldest = store.entries.keys().next()
+                if (oldest.done !== true) store.entries.delete(oldest.value)
+              }
+              store.entries.set(key, { value: found.value, scope: typeof scope === "string" ? scope : scope(found.value) })
+            }))
+        })
+    }
+  }
+
+  return { state, dropScope, dropAll, make }
+}
+
+type Stores = ReturnType<typeof makeStores>
+
+/** One listening session: resolves when it ends (error or close), after the caches were switched off. */
+const listenOnce = (url: string, stores: Stores) =>
+  Effect.async<void, Error>((resume) => {
+    const client = new Pg.Client({ connectionString: url, application_name: "pmm-cache-listener" })
+    let ended = false
+    const end = (error: Error) => {
+      if (ended) return
+      ended = true
+      stores.state.live = false
+      stores.dropAll()
+      client.removeAllListeners("notification")
+      client.end().catch(() => undefined)
+      resume(Effect.fail(error))
+    }
+    client.on("error", end)
+    client.on("end", () => end(new Error("cache listener connection closed")))
+    client.on("notification", (message) => {
+      if (message.channel !== channel || message.payload === undefined) return
+      const at = message.payload.indexOf(separator)
+      if (at > 0) stores.dropScope(message.payload.slice(0, at), message.payload.slice(at + 1))
+    })
+    client.connect()
+      .then(() => client.query(`LISTEN ${channel}`))
+      .then(() => {
+        if (ended) return
+        // Anything cached before this moment may have missed a notification.
+        stores.dropAll()
+        stores.state.live = true
+      })
+      .catch((error: unknown) => end(error instanceof Error ? error : new Error(String(error))))
+    return Effect.sync(() => {
+      ended = true
+      stores.state.live = false
+      client.removeAllListeners("notification")
+      client.end().catch(() => undefined)
+    })
+  })
+
+/** Listens for the scope's lifetime, reconnecting after every break (the caches serve nothing meanwhile). */
+const listen = (url: string, stores: Stores) =>
+  Effect.forkScoped(
+    listenOnce(url, stores).pipe(
+      Effect.retry(Schedule.exponential("100 millis").pipe(Schedule.union(Schedule.spaced("5 seconds")))),
+      Effect.ignore
+    )
+  )
+
+export class Caches extends Effect.Service<Caches>()("Caches", {
+  scoped: Effect.gen(function*() {
     const config = yield* AppConfig
     const sql = yield* SqlClient.SqlClient
-    const stores = new Map<string, Store>()
     const shared = Option.isSome(config.databaseUrl)
     // On PostgreSQL the caches are off until the listener is up (see above); PGlite has no other process.
-    let live = !shared
+    const stores = makeStores(!shared)
 
-    const dropScope = (topic: string, scope: string) => {
-      const store = stores.get(topic)
-      if (store === undefined) return
-      store.generation++
-      for (const [key, entry] of store.entries) if (entry.scope === scope) store.entries.delete(key)
-    }
-    const dropAll = () => {
-      for (const store of stores.values()) {
-        store.generation++
-        store.entries.clear()
+    /** A cache of at most `capacity` entries (the oldest inserted leaves first). */
+    const make = <V>(topic: string, options: { readonly capacity: number }): Cache<V> => stores.make<V>(topic, options)
+
+    /** Drops `topic`'s entries of `scope` in every process when the current transaction commits. */
+    const announce = Effect.fn("Caches.announce")(function*(topic: string, scope: string) {
+      if (shared) {
+        yield* sql`SELECT pg_notify(${channel}, ${topic + separator + scope})`.pipe(Effect.orDie)
       }
-    }
+      yield* afterCommit(Effect.sync(() => stores.dropScope(topic, scope)))
+    })
 
-    const make = <V>(topic: string, options: { readonly capacity: number }): Cache<V> => {
-      const store: Store = { entries: new Map(), generation: 0, capacity: options.capacity }
-      stores.set(topic, store)
-      return {
-        get: (key, scope, lookup) =>
-          Effect.suspend(() => {
-            const hit = live ? store.entries.get(key) : undefined
-            if (hit !== undefined) return Effect.succeed(Option.some(hit.value as V))
-            const generation = store.generation
-            return Effect.tap(lookup, (found) =>
-              Effect.sync(() => {
-                if (Option.isNone(found) || !live || store.generation !== generation) return
-                if (store.entries.size >= store.capacity) {
-                  const oldest = store.entries.keys().next()
-                  if (oldest.done !== true) store.entries.delete(oldest.value)
-                }
-                store.entries.set(key, { value: found.value, scope: typeof scope === "string" ? scope : scope(found.value) })
-              }))
-          })
-      }
-    }
+    if (Option.isSome(config.databaseUrl)) yield* listen(Redacted.value(config.databaseUrl.value), stores)
 
-    const announce = (topic: string, scope: string) =>
-      Effect.gen(function*() {
-        if (shared) {
-          yield* sql`SELECT pg_notify(${channel}, ${topic + separator + scope})`.pipe(Effect.orDie)
-        }
-        yield* afterCommit(Effect.sync(() => dropScope(topic, scope)))
-      })
-
-    if (Option.isSome(config.databaseUrl)) {
-      const url = Redacted.value(config.databaseUrl.value)
-      /** One listening session: resolves when it ends (error or close), after the caches were switched off. */
-      const listenOnce = Effect.async<void, Error>((resume) => {
-        const client = new Pg.Client({ connectionString: url, application_name: "pmm-cache-listener" })
-        let ended = false
-        const end = (error: Error) => {
-          if (ended) return
-          ended = true
-          live = false
-          dropAll()
-          client.removeAllListeners("notification")
-          client.end().catch(() => undefined)
-          resume(Effect.fail(error))
-        }
-        client.on("error", end)
-        client.on("end", () => end(new Error("cache listener connection closed")))
-        client.on("notification", (message) => {
-          if (message.channel !== channel || message.payload === undefined) return
-          const at = message.payload.indexOf(separator)
-          if (at > 0) dropScope(message.payload.slice(0, at), message.payload.slice(at + 1))
-        })
-        client.connect()
-          .then(() => client.query(`LISTEN ${channel}`))
-          .then(() => {
-            if (ended) return
-            // Anything cached before this moment may have missed a notification.
-            dropAll()
-            live = true
-          })
-          .catch((error: unknown) => end(error instanceof Error ? error : new Error(String(error))))
-        return Effect.sync(() => {
-          ended = true
-          live = false
-          client.removeAllListeners("notification")
-          client.end().catch(() => undefined)
-        })
-      })
-      yield* Effect.forkScoped(
-        listenOnce.pipe(
-          Effect.retry(Schedule.exponential("100 millis").pipe(Schedule.union(Schedule.spaced("5 seconds")))),
-          Effect.ignore
-        )
-      )
-    }
-
-    return Caches.of({ make, announce })
+    return { make, announce } as const
   })
-)
+}) {}
+
+export const layer = Caches.Default

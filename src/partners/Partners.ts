@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer, Option } from "effect"
+import { Effect, Option } from "effect"
 import { enterPartner, ServiceClock } from "../clock/ServiceClock.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { base62, constantTimeEqual, sha256 } from "../crypto/Hashing.js"
@@ -33,30 +33,8 @@ const kybEvent = (status: KybStatus) =>
  * SHA-256 is stored (a key has full entropy, so a slow password hash would add nothing), looked up by hash and
  * compared again in constant time.
  */
-export class Partners extends Context.Tag("Partners")<Partners, {
-  readonly create: (input: { readonly name: string; readonly kybStatus: KybStatus }) => Effect.Effect<CreatedPartner>
-  readonly authenticate: (apiKey: string) => Effect.Effect<Partner, Unauthorized>
-  readonly requireApproved: (partner: Partner) => Effect.Effect<Partner, PartnerNotApproved>
-  readonly setKyb: (partnerId: string, status: KybStatus, reason: string | null) => Effect.Effect<Partner>
-  /** The partner's business name, as a payer sees it (a charge's account name, the EFT page). */
-  readonly name: (partnerId: string) => Effect.Effect<string>
-  /** Creates the sandbox demo partner on first start; its key is derived from the sandbox key material. */
-  readonly ensureDemo: Effect.Effect<CreatedPartner>
-  /**
-   * A partner signed up in the console: KYB `PENDING`, no key and no event (nothing to announce before KYB). Runs in
-   * the caller's transaction.
-   */
-  readonly createWithoutKey: (name: string) => Effect.Effect<Partner>
-  /** A new key for the partner (shown once), every earlier key revoked at once (rotation; also the first key). */
-  readonly rotateKey: (partnerId: string) => Effect.Effect<{ readonly apiKey: string; readonly key: PartnersRepo.KeyListRow }>
-  /** The partner's keys, newest first, without secrets. */
-  readonly listKeys: (partnerId: string) => Effect.Effect<ReadonlyArray<PartnersRepo.KeyListRow>>
-  readonly find: (partnerId: string) => Effect.Effect<Option.Option<Partner>>
-}>() {}
-
-export const layer = Layer.effect(
-  Partners,
-  Effect.gen(function*() {
+export class Partners extends Effect.Service<Partners>()("Partners", {
+  effect: Effect.gen(function*() {
     const repo = yield* PartnersRepo.make
     const sql = yield* SqlClient.SqlClient
     const clock = yield* ServiceClock
@@ -110,11 +88,10 @@ export const layer = Layer.effect(
         return { partner, apiKey }
       })
 
-    const create = (input: { readonly name: string; readonly kybStatus: KybStatus }) =>
-      Effect.gen(function*() {
-        const apiKey = keyPrefix + base62(yield* ids.bytes(32))
-        return yield* inTransaction(insertPartner({ ...input, isDemo: false }, apiKey))
-      })
+    const create = Effect.fn("Partners.create")(function*(input: { readonly name: string; readonly kybStatus: KybStatus }) {
+      const apiKey = keyPrefix + base62(yield* ids.bytes(32))
+      return yield* inTransaction(insertPartner({ ...input, isDemo: false }, apiKey))
+    })
 
     const unauthorized = (message: string) => new Unauthorized({ message })
 
@@ -130,23 +107,22 @@ export const layer = Layer.effect(
         yield* Effect.forkDaemon(repo.touchKey(keyId, now).pipe(Effect.ignore))
       })
 
-    const authenticate = (apiKey: string) =>
-      Effect.gen(function*() {
-        if (apiKey.length === 0) return yield* unauthorized("Missing API key: send it in the x-api-key header")
-        if (apiKey.length > 256) return yield* unauthorized("Unknown API key")
-        const hash = sha256(apiKey)
-        const found = yield* byKey.get(hash.toString("hex"), (partner) => partner.id, repo.findByKeyHash(hash).pipe(Effect.orDie))
-        if (Option.isNone(found) || !constantTimeEqual(Buffer.from(found.value.keyHash), hash)) {
-          return yield* unauthorized("Unknown API key")
-        }
-        const { keyHash: _, keyId, ...partner } = found.value
-        // The rest of the request reads this partner's clock (docs/sandbox.md "A clock per partner").
-        yield* enterPartner(partner.id)
-        yield* touch(keyId)
-        return partner
-      })
+    const authenticate = Effect.fn("Partners.authenticate")(function*(apiKey: string) {
+      if (apiKey.length === 0) return yield* unauthorized("Missing API key: send it in the x-api-key header")
+      if (apiKey.length > 256) return yield* unauthorized("Unknown API key")
+      const hash = sha256(apiKey)
+      const found = yield* byKey.get(hash.toString("hex"), (partner) => partner.id, repo.findByKeyHash(hash).pipe(Effect.orDie))
+      if (Option.isNone(found) || !constantTimeEqual(Buffer.from(found.value.keyHash), hash)) {
+        return yield* unauthorized("Unknown API key")
+      }
+      const { keyHash: _, keyId, ...partner } = found.value
+      // The rest of the request reads this partner's clock (docs/sandbox.md "A clock per partner").
+      yield* enterPartner(partner.id)
+      yield* touch(keyId)
+      return partner
+    })
 
-    const requireApproved = (partner: Partner) =>
+    const requireApproved = Effect.fn("Partners.requireApproved")((partner: Partner) =>
       partner.kybStatus === "APPROVED"
         ? Effect.succeed(partner)
         : Effect.fail(
@@ -154,18 +130,19 @@ export const layer = Layer.effect(
             message: `Your partner account is not yet approved: KYB status is ${partner.kybStatus}. ` +
               `Partner routes open once compliance approves your business.`
           })
-        )
+        ))
 
-    const setKyb = (partnerId: string, status: KybStatus, reason: string | null) =>
+    const setKyb = Effect.fn("Partners.setKyb")((partnerId: string, status: KybStatus, reason: string | null) =>
       inTransaction(Effect.gen(function*() {
         const partner = yield* repo.updateKyb(partnerId, status, reason, yield* clock.now)
         yield* caches.announce(cacheTopic, partnerId)
         const data = status === "APPROVED" ? { partnerId, status } : { partnerId, status, reason }
         yield* outbox.record({ partnerId, type: kybEvent(status), data })
         return partner
-      }))
+      })))
 
-    const ensureDemo = Effect.gen(function*() {
+    /** Creates the sandbox demo partner on first start; its key is derived from the sandbox key material. */
+    const ensureDemo: Effect.Effect<CreatedPartner> = Effect.gen(function*() {
       const apiKey = demoApiKey(keys)
       return yield* inTransaction(Effect.gen(function*() {
         const existing = yield* repo.findDemo
@@ -176,20 +153,27 @@ export const layer = Layer.effect(
         if (Option.isNone(known)) yield* storeKey(existing.value.id, apiKey)
         return { partner: existing.value, apiKey }
       }))
-    })
+    }).pipe(Effect.withSpan("Partners.ensureDemo"))
 
-    const name = (partnerId: string) =>
+    /** The partner's business name, as a payer sees it (a charge's account name, the EFT page). */
+    const name = Effect.fn("Partners.name")((partnerId: string) =>
       repo.find(partnerId).pipe(
         Effect.orDie,
         Effect.flatMap(Option.match({
           onNone: () => Effect.dieMessage(`partners: no partner ${partnerId}`),
           onSome: (partner) => Effect.succeed(partner.name)
         }))
-      )
+      ))
 
-    const createWithoutKey = (name: string) => insertRow({ name, kybStatus: "PENDING", isDemo: false }).pipe(Effect.orDie)
+    /**
+     * A partner signed up in the console: KYB `PENDING`, no key and no event (nothing to announce before KYB). Runs in
+     * the caller's transaction.
+     */
+    const createWithoutKey = Effect.fn("Partners.createWithoutKey")((name: string) =>
+      insertRow({ name, kybStatus: "PENDING", isDemo: false }).pipe(Effect.orDie))
 
-    const rotateKey = (partnerId: string) =>
+    /** A new key for the partner (shown once), every earlier key revoked at once (rotation; also the first key). */
+    const rotateKey = Effect.fn("Partners.rotateKey")((partnerId: string) =>
       inTransaction(Effect.gen(function*() {
         // Rotations of one partner take turns (the partner row locked): each revokes every key the previous made.
         yield* sql`SELECT id FROM partners WHERE id = ${partnerId} FOR UPDATE`
@@ -200,13 +184,16 @@ export const layer = Layer.effect(
         // The old keys stop at once: every process drops its cached lookups of this partner's keys.
         yield* caches.announce(cacheTopic, partnerId)
         return { apiKey, key }
-      }))
+      })))
 
-    const listKeys = (partnerId: string) => repo.listKeys(partnerId).pipe(Effect.orDie)
+    /** The partner's keys, newest first, without secrets. */
+    const listKeys = Effect.fn("Partners.listKeys")((partnerId: string) => repo.listKeys(partnerId).pipe(Effect.orDie))
 
-    const find = (partnerId: string) => repo.find(partnerId).pipe(Effect.orDie)
+    const find = Effect.fn("Partners.find")((partnerId: string) => repo.find(partnerId).pipe(Effect.orDie))
 
-    return Partners.of({ create, authenticate, requireApproved, setKyb, name, ensureDemo, createWithoutKey, rotateKey, listKeys, find })
-  })
-)
+    return { create, authenticate, requireApproved, setKyb, name, ensureDemo, createWithoutKey, rotateKey, listKeys, find } as const
+  }),
+  dependencies: [Keys.Default, Caches.Default, Outbox.Default]
+}) {}
 
+export const layer = Partners.Default
