@@ -1,18 +1,17 @@
 import { SqlClient, type SqlError } from "@effect/sql"
-import { Context, Effect, Layer, Option } from "effect"
+import { Effect, Option } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import type { CustomerRow } from "../customers/CustomersRepo.js"
 import { Outbox } from "../events/Events.js"
-import { BadRequest, type CustomerForbidden } from "../api/ApiError.js"
+import { BadRequest } from "../api/ApiError.js"
 import { Ids } from "../ids/Ids.js"
 import { CustomerActors } from "../ledger/CustomerActors.js"
-import type { BalanceLimitExceeded, CustomerBusy } from "../ledger/Errors.js"
 import * as Ledger from "../ledger/Ledger.js"
 import { type Asset, describeAmountProblem, isAsset, parseAmount, toDecimalString } from "../money/Money.js"
 import { Chain } from "../rails/Chain.js"
 import type { ChainRailUnavailable } from "../rails/Errors.js"
 import { findNetwork, networks, supportsAsset, unsupportedEvmNetworks } from "../reference/Networks.js"
-import { type CreateDeposit, type Deposit, type DepositAddress, TxHashInUse } from "./Api.js"
+import { type CreateDeposit, type Deposit, TxHashInUse } from "./Api.js"
 import * as FundingRepo from "./FundingRepo.js"
 
 /** Decimals an unsupported token's amount may carry (ERC-20 tokens go up to 18). */
@@ -62,29 +61,13 @@ export type ConfirmedDeposit = CreateDeposit & { readonly txHash: string }
 /** Address family of a network: every EVM network shares the customer's one EVM address. */
 const familyOf = (network: string) => (findNetwork(network)?.evm === false ? network : "evm")
 
-export class Deposits extends Context.Tag("Deposits")<Deposits, {
-  /** One address per supported network, issued on the first read and the same on every later read. */
-  readonly addresses: (customer: CustomerRow) => Effect.Effect<ReadonlyArray<DepositAddress>, CustomerBusy | ChainRailUnavailable>
-  /**
-   * The chain rail's entry point for a confirmed on-chain deposit to the customer's address (or an unsupported
-   * one, `unsupported: true`): from the sandbox control, or a live custody provider's callback.
-   */
-  readonly receive: (
-    partnerId: string,
-    customerId: string,
-    input: ConfirmedDeposit
-  ) => Effect.Effect<Deposit, BadRequest | TxHashInUse | CustomerForbidden | CustomerBusy | BalanceLimitExceeded>
-  /** True when `address` is one of the deposit addresses issued to the customer (EVM addresses in any letter case). */
-  readonly isOwnAddress: (customerId: string, address: string) => Effect.Effect<boolean>
-}>() {}
-
 /** Two addresses are the same account: EVM hex compares without case (EIP-55 is only a checksum); others exactly. */
 export const sameAddress = (a: string, b: string) =>
   /^0x[0-9a-fA-F]{40}$/.test(a) && /^0x[0-9a-fA-F]{40}$/.test(b) ? a.toLowerCase() === b.toLowerCase() : a === b
 
-export const layer = Layer.effect(
-  Deposits,
-  Effect.gen(function*() {
+/** Deposit addresses of a customer, one per supported network, and the on-chain deposits that arrive at them. */
+export class Deposits extends Effect.Service<Deposits>()("Deposits", {
+  effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* FundingRepo.make
     const clock = yield* ServiceClock
@@ -122,9 +105,12 @@ export const layer = Layer.effect(
         return yield* Effect.dieMessage(`deposits: could not issue addresses after ${issueAttemptsMax} attempts`)
       })
 
-    /** Read first; only a customer still missing an address issues them, as a command of the customer's actor. */
-    const addresses = (customer: CustomerRow) =>
-      Effect.gen(function*() {
+    /**
+     * One address per supported network, issued on the first read and the same on every later read. Read first;
+     * only a customer still missing an address issues them, as a command of the customer's actor.
+     */
+    const addresses = Effect.fn("Deposits.addresses")(
+      function*(customer: CustomerRow) {
         const stored = yield* repo.addresses(customer.id)
         const byNetwork = stored.length === networks.length
           ? new Map(stored.map((row) => [row.network, row.address]))
@@ -138,7 +124,10 @@ export const layer = Layer.effect(
           assets: [...n.assets],
           confirmations: n.confirmations
         }))
-      }).pipe(Effect.provideService(SqlClient.SqlClient, sql), Effect.catchTag("SqlError", Effect.die))
+      },
+      Effect.provideService(SqlClient.SqlClient, sql),
+      Effect.catchTag("SqlError", Effect.die)
+    )
 
     /** Validates the request before anything is written: which network family, which address, what amount. */
     const plan = (input: CreateDeposit) => {
@@ -175,80 +164,99 @@ export const layer = Layer.effect(
       })
     }
 
-    const receive = (partnerId: string, customerId: string, input: ConfirmedDeposit) =>
+    /** A repeated transaction hash: the chain shows one transfer, so it is recorded (and credited) once. */
+    const alreadyRecorded = (partnerId: string, customer: CustomerRow, input: ConfirmedDeposit) =>
       Effect.gen(function*() {
-        const planned = yield* plan(input)
-        if (!chain.isValidTxHash(planned.addressNetwork, input.txHash)) {
-          return yield* new BadRequest({
-            message: `txHash: a ${input.network} transaction hash is ${chain.txHashShape(planned.addressNetwork)}`
+        const txHash = input.txHash
+        const found = yield* repo.depositByTx(partnerId, input.network, txHash)
+        if (Option.isNone(found)) return yield* Effect.dieMessage(`deposits: ${txHash} conflicted but is not recorded`)
+        const existing = found.value
+        if (existing.customerId !== customer.id) {
+          return yield* new TxHashInUse({
+            message: `txHash ${txHash} on ${input.network} is already recorded as another customer's deposit`
           })
         }
-        return yield* actors.run(partnerId, customerId, (customer) =>
-          Effect.gen(function*() {
-            // Only the chain's own adapter reports deposits: with no adapter there is nothing to receive.
-            const address = (yield* issued(customer).pipe(Effect.catchTag("ChainRailUnavailable", Effect.die)))
-              .get(planned.addressNetwork)!
-            const txHash = input.txHash
-            const inserted = yield* repo.insertDeposit({
-              id: yield* ids.uuid,
-              partnerId,
-              customerId: customer.id,
-              asset: input.asset,
-              network: input.network,
-              amount: planned.amountText,
-              txHash,
-              address,
-              status: planned.credit === undefined ? "UNSUPPORTED" : "CREDITED",
-              createdAt: yield* clock.now
-            })
-            if (Option.isNone(inserted)) {
-              // A repeated transaction hash: the chain shows one transfer, so it is recorded (and credited) once.
-              const found = yield* repo.depositByTx(partnerId, input.network, txHash)
-              if (Option.isNone(found)) return yield* Effect.dieMessage(`deposits: ${txHash} conflicted but is not recorded`)
-              const existing = found.value
-              if (existing.customerId !== customer.id) {
-                return yield* new TxHashInUse({
-                  message: `txHash ${txHash} on ${input.network} is already recorded as another customer's deposit`
-                })
-              }
-              return toDeposit(existing)
-            }
-            const deposit = toDeposit(inserted.value)
-            const data = {
-              customerId: customer.id,
-              asset: deposit.asset,
-              network: deposit.network,
-              amount: deposit.amount,
-              txHash: deposit.txHash,
-              address: deposit.address
-            }
-            if (planned.credit === undefined) {
-              yield* outbox.record({ partnerId, customerId: customer.id, type: "deposit.unsupported", data })
-              return deposit
-            }
-            const { asset, minor } = planned.credit
-            const event = yield* outbox.record({ partnerId, customerId: customer.id, type: "deposit.received", data })
-            yield* ledger.post({
-              partnerId,
-              customerId: customer.id,
-              reason: "deposit",
-              resourceType: "deposit",
-              resourceId: deposit.id,
-              reference: txHash,
-              eventId: event.envelope.id,
-              postings: [
-                { account: Ledger.available(customer.id, asset), amount: minor },
-                { account: Ledger.house(omnibusAccount(input.network), asset), amount: -minor }
-              ]
-            }).pipe(Effect.catchTag("InsufficientBalance", Effect.die))
-            return deposit
-          }).pipe(Effect.catchTag("SqlError", Effect.die)))
+        return toDeposit(existing)
       })
 
-    const isOwnAddress = (customerId: string, address: string) =>
+    /** The deposit's event, and for a supported one the credit: omnibus -> the customer's available balance. */
+    const announce = (partnerId: string, customer: CustomerRow, input: ConfirmedDeposit, planned: Plan, deposit: Deposit) =>
+      Effect.gen(function*() {
+        const data = {
+          customerId: customer.id,
+          asset: deposit.asset,
+          network: deposit.network,
+          amount: deposit.amount,
+          txHash: deposit.txHash,
+          address: deposit.address
+        }
+        if (planned.credit === undefined) {
+          yield* outbox.record({ partnerId, customerId: customer.id, type: "deposit.unsupported", data })
+          return deposit
+        }
+        const { asset, minor } = planned.credit
+        const event = yield* outbox.record({ partnerId, customerId: customer.id, type: "deposit.received", data })
+        yield* ledger.post({
+          partnerId,
+          customerId: customer.id,
+          reason: "deposit",
+          resourceType: "deposit",
+          resourceId: deposit.id,
+          reference: input.txHash,
+          eventId: event.envelope.id,
+          postings: [
+            { account: Ledger.available(customer.id, asset), amount: minor },
+            { account: Ledger.house(omnibusAccount(input.network), asset), amount: -minor }
+          ]
+        }).pipe(Effect.catchTag("InsufficientBalance", Effect.die))
+        return deposit
+      })
+
+    /** The customer's command: the deposit recorded once per transaction hash, announced and credited. */
+    const record = (partnerId: string, customer: CustomerRow, input: ConfirmedDeposit, planned: Plan) =>
+      Effect.gen(function*() {
+        // Only the chain's own adapter reports deposits: with no adapter there is nothing to receive.
+        const address = (yield* issued(customer).pipe(Effect.catchTag("ChainRailUnavailable", Effect.die)))
+          .get(planned.addressNetwork)!
+        const inserted = yield* repo.insertDeposit({
+          id: yield* ids.uuid,
+          partnerId,
+          customerId: customer.id,
+          asset: input.asset,
+          network: input.network,
+          amount: planned.amountText,
+          txHash: input.txHash,
+          address,
+          status: planned.credit === undefined ? "UNSUPPORTED" : "CREDITED",
+          createdAt: yield* clock.now
+        })
+        if (Option.isNone(inserted)) return yield* alreadyRecorded(partnerId, customer, input)
+        return yield* announce(partnerId, customer, input, planned, toDeposit(inserted.value))
+      }).pipe(Effect.catchTag("SqlError", Effect.die))
+
+    /**
+     * The chain rail's entry point for a confirmed on-chain deposit to the customer's address (or an unsupported
+     * one, `unsupported: true`): from the sandbox control, or a live custody provider's callback.
+     */
+    const receive = Effect.fn("Deposits.receive")(function*(partnerId: string, customerId: string, input: ConfirmedDeposit) {
+      const planned = yield* plan(input)
+      if (!chain.isValidTxHash(planned.addressNetwork, input.txHash)) {
+        return yield* new BadRequest({
+          message: `txHash: a ${input.network} transaction hash is ${chain.txHashShape(planned.addressNetwork)}`
+        })
+      }
+      return yield* actors.run(partnerId, customerId, (customer) => record(partnerId, customer, input, planned))
+    })
+
+    /** True when `address` is one of the deposit addresses issued to the customer (EVM addresses in any letter case). */
+    const isOwnAddress = Effect.fn("Deposits.isOwnAddress")((customerId: string, address: string) =>
       Effect.map(repo.addresses(customerId).pipe(Effect.provideService(SqlClient.SqlClient, sql), Effect.orDie), (rows) =>
         rows.some((row) => sameAddress(row.address, address)))
+    )
 
-    return Deposits.of({ addresses, receive, isOwnAddress })
-  })
-)
+    return { addresses, receive, isOwnAddress } as const
+  }),
+  dependencies: [Outbox.Default, Ledger.Ledger.Default, CustomerActors.Default]
+}) {}
+
+export const layer = Deposits.Default

@@ -1,7 +1,7 @@
 import { Layer } from "effect"
-import * as Deposits from "./Deposits.js"
-import * as FundingCharges from "./FundingCharges.js"
-import * as VirtualAccounts from "./VirtualAccounts.js"
+import { Deposits } from "./Deposits.js"
+import { FundingCharges } from "./FundingCharges.js"
+import { VirtualAccounts } from "./VirtualAccounts.js"
 
 /** Every funding service: virtual accounts, funding charges (and their jobs), deposit addresses and deposits. */
-export const layer = Layer.mergeAll(VirtualAccounts.layer, FundingCharges.layer, Deposits.layer)
+export const layer = Layer.mergeAll(VirtualAccounts.Default, FundingCharges.Default, Deposits.Default)

@@ -1,21 +1,18 @@
-import { Context, Effect, Layer, Option, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import type { CustomerRow } from "../customers/CustomersRepo.js"
 import type { CreatedPageQuery } from "../db/Rows.js"
 import { Outbox } from "../events/Events.js"
-import { BadRequest, type CustomerForbidden, type InvalidCursor } from "../api/ApiError.js"
-import type { Page } from "../api/Envelope.js"
+import { BadRequest } from "../api/ApiError.js"
 import { Cursors, paginate, type PageRequest } from "../api/Pagination.js"
 import { Ids, isUuid } from "../ids/Ids.js"
 import { Jobs } from "../jobs/Jobs.js"
 import { CustomerActors } from "../ledger/CustomerActors.js"
-import type { BalanceLimitExceeded, CustomerBusy, ReferenceInUse } from "../ledger/Errors.js"
 import { Idempotency } from "../ledger/Idempotency.js"
 import { Ledger } from "../ledger/Ledger.js"
 import { describeAmountProblem, parseAmount, toNumber } from "../money/Money.js"
 import { Partners } from "../partners/Partners.js"
 import { Bank } from "../rails/Bank.js"
-import type { BankRailUnavailable } from "../rails/Errors.js"
 import { type FundingCharge, FundingChargeNotFound, FundingChargeNotPending, type FundingChargeStatus } from "./Api.js"
 import { creditFiat } from "./FundingReceipts.js"
 import * as FundingRepo from "./FundingRepo.js"
@@ -69,36 +66,13 @@ export interface EftOutcome {
   readonly notice: string | null
 }
 
-export class FundingCharges extends Context.Tag("FundingCharges")<FundingCharges, {
-  readonly create: (
-    partnerId: string,
-    customerId: string,
-    input: { readonly amount: number; readonly reference?: string | undefined },
-    /** Where the EFT page is (`<PUBLIC_BASE_URL>/api/v1/sandbox/eft`); null when there is none (production). */
-    eftBaseUrl: string | null
-  ) => Effect.Effect<FundingCharge, BadRequest | ReferenceInUse | CustomerForbidden | CustomerBusy | BankRailUnavailable>
-  readonly list: (customer: CustomerRow, page: PageRequest) => Effect.Effect<Page<FundingCharge>, InvalidCursor>
-  readonly get: (customer: CustomerRow, chargeId: string) => Effect.Effect<FundingCharge, FundingChargeNotFound>
-  /**
-   * The bank rail's entry point for a charge's payment: the payer's money arrived (the whole amount unless
-   * `amount` says otherwise), from a simulator job, the sandbox control or a live bank's callback.
-   */
-  readonly settle: (
-    partnerId: string,
-    chargeId: string,
-    amount: number | undefined
-  ) => Effect.Effect<FundingCharge, BadRequest | FundingChargeNotFound | FundingChargeNotPending | CustomerBusy | BalanceLimitExceeded>
-  /** The partner's charges waiting for the payer (PENDING, not expired), newest first by (createdAt, id). */
-  readonly pending: (query: CreatedPageQuery) => Effect.Effect<ReadonlyArray<FundingCharge>>
-  /** The EFT page: the charge behind a redirect token. */
-  readonly eftPage: (token: string) => Effect.Effect<EftOutcome, FundingChargeNotFound>
-  /** The customer's choice on the EFT page. */
-  readonly eftDecide: (token: string, action: "authorize" | "cancel") => Effect.Effect<EftOutcome, FundingChargeNotFound | CustomerBusy>
-}>() {}
-
-export const layer = Layer.effect(
-  FundingCharges,
-  Effect.gen(function*() {
+/**
+ * One-off funding charges: a bank transfer to a one-off account (or, for ZAR, an instant EFT through a redirect)
+ * that credits the customer once paid. A charge expires after `chargeLifetimeSeconds` (its expiry job); the bank
+ * rail reports the payment through `settle`, the EFT page through `eftPage` and `eftDecide`.
+ */
+export class FundingCharges extends Effect.Service<FundingCharges>()("FundingCharges", {
+  effect: Effect.gen(function*() {
     const repo = yield* FundingRepo.make
     const clock = yield* ServiceClock
     const ids = yield* Ids
@@ -190,7 +164,11 @@ export const layer = Layer.effect(
         return yield* load(id)
       })
 
-    const create = (
+    /**
+     * Opens a charge for the customer (idempotent by `reference`). `eftBaseUrl` is where the EFT page is
+     * (`<PUBLIC_BASE_URL>/api/v1/sandbox/eft`); null when there is none (production).
+     */
+    const create = Effect.fn("FundingCharges.create")((
       partnerId: string,
       customerId: string,
       input: { readonly amount: number; readonly reference?: string | undefined },
@@ -208,9 +186,10 @@ export const layer = Layer.effect(
             load
           )
         }).pipe(Effect.catchTag("SqlError", Effect.die)))
+    )
 
-    const list = (customer: CustomerRow, page: PageRequest) =>
-      Effect.gen(function*() {
+    const list = Effect.fn("FundingCharges.list")(
+      function*(customer: CustomerRow, page: PageRequest) {
         const now = yield* clock.now
         const result = yield* paginate(
           { list: "funding_charges", partnerId: customer.partnerId, customerId: customer.id },
@@ -219,15 +198,20 @@ export const layer = Layer.effect(
           (row) => String(row.seq)
         )
         return { items: result.items.map((row) => toCharge(row, now)), nextCursor: result.nextCursor }
-      }).pipe(Effect.provideService(Cursors, cursors), Effect.catchTag("SqlError", Effect.die))
+      },
+      Effect.provideService(Cursors, cursors),
+      Effect.catchTag("SqlError", Effect.die)
+    )
 
-    const get = (customer: CustomerRow, chargeId: string) =>
-      Effect.gen(function*() {
+    const get = Effect.fn("FundingCharges.get")(
+      function*(customer: CustomerRow, chargeId: string) {
         if (!isUuid(chargeId)) return yield* FundingChargeNotFound.standard()
         const row = yield* repo.charge(chargeId.toLowerCase())
         if (Option.isNone(row) || row.value.customerId !== customer.id) return yield* FundingChargeNotFound.standard()
         return toCharge(row.value, yield* clock.now)
-      }).pipe(Effect.catchTag("SqlError", Effect.die))
+      },
+      Effect.catchTag("SqlError", Effect.die)
+    )
 
     /** Why a charge cannot take money now, or undefined when it can. */
     const refusal = (row: FundingRepo.ChargeRow, now: Date): FundingChargeNotPending | undefined => {
@@ -291,28 +275,37 @@ export const layer = Layer.effect(
         return row.value
       }).pipe(Effect.catchTag("SqlError", Effect.die))
 
-    const settle = (partnerId: string, chargeId: string, amount: number | undefined) =>
+    /** The paid amount checked against the locked charge: the whole amount unless `amount` says otherwise. */
+    const payLocked = (chargeId: string, amount: number | undefined) =>
       Effect.gen(function*() {
+        const row = yield* locked(chargeId)
+        const refused = refusal(row, yield* clock.now)
+        if (refused !== undefined) return yield* refused
+        const currency = row.currency
+        let minor = row.amount
+        if (amount !== undefined) {
+          const parsed = parseAmount(currency, amount)
+          if (!parsed.ok) return yield* new BadRequest({ message: `amount: ${describeAmountProblem(parsed.problem, currency)}` })
+          if (row.type === "eft" && parsed.minor !== minor) {
+            return yield* new BadRequest({ message: "amount: an EFT payment is always exactly the charge amount" })
+          }
+          minor = parsed.minor
+        }
+        return yield* markPaid(row, minor)
+      }).pipe(Effect.catchTag("SqlError", Effect.die))
+
+    /**
+     * The bank rail's entry point for a charge's payment: the payer's money arrived (the whole amount unless
+     * `amount` says otherwise), from a simulator job, the sandbox control or a live bank's callback.
+     */
+    const settle = Effect.fn("FundingCharges.settle")(
+      function*(partnerId: string, chargeId: string, amount: number | undefined) {
         const found = yield* ownedByPartner(partnerId, chargeId)
-        const result = yield* actors.run(partnerId, found.customerId, () =>
-          Effect.gen(function*() {
-            const row = yield* locked(found.id)
-            const refused = refusal(row, yield* clock.now)
-            if (refused !== undefined) return yield* refused
-            const currency = row.currency
-            let minor = row.amount
-            if (amount !== undefined) {
-              const parsed = parseAmount(currency, amount)
-              if (!parsed.ok) return yield* new BadRequest({ message: `amount: ${describeAmountProblem(parsed.problem, currency)}` })
-              if (row.type === "eft" && parsed.minor !== minor) {
-                return yield* new BadRequest({ message: "amount: an EFT payment is always exactly the charge amount" })
-              }
-              minor = parsed.minor
-            }
-            return yield* markPaid(row, minor)
-          }).pipe(Effect.catchTag("SqlError", Effect.die)))
+        const result = yield* actors.run(partnerId, found.customerId, () => payLocked(found.id, amount))
         return result
-      }).pipe(Effect.catchTag("CustomerForbidden", Effect.die))
+      },
+      Effect.catchTag("CustomerForbidden", Effect.die)
+    )
 
     const byToken = (token: string) =>
       Effect.gen(function*() {
@@ -322,43 +315,49 @@ export const layer = Layer.effect(
         return row.value
       }).pipe(Effect.catchTag("SqlError", Effect.die))
 
-    const eftPage = (token: string) =>
-      Effect.gen(function*() {
-        const row = yield* byToken(token)
-        return {
-          charge: toCharge(row, yield* clock.now),
-          partnerName: yield* partners.name(row.partnerId),
-          notice: null
-        }
-      })
+    /** The EFT page: the charge behind a redirect token. */
+    const eftPage = Effect.fn("FundingCharges.eftPage")(function*(token: string) {
+      const row = yield* byToken(token)
+      return {
+        charge: toCharge(row, yield* clock.now),
+        partnerName: yield* partners.name(row.partnerId),
+        notice: null
+      }
+    })
 
-    const eftDecide = (token: string, action: "authorize" | "cancel") =>
+    /** The customer's choice on the EFT page, applied to the locked charge (a closed one only gets a notice). */
+    const decideLocked = (chargeId: string, partnerName: string, action: "authorize" | "cancel") =>
       Effect.gen(function*() {
+        const row = yield* locked(chargeId)
+        const now = yield* clock.now
+        const refused = refusal(row, now)
+        if (refused !== undefined) return { charge: toCharge(row, now), partnerName, notice: refused.message }
+        const charge = action === "authorize" ? yield* markPaid(row, row.amount) : yield* close(row, "CANCELLED")
+        return {
+          charge,
+          partnerName,
+          notice: action === "authorize" ? "Payment authorised. You can close this page." : "Payment cancelled."
+        }
+      }).pipe(Effect.catchTag("SqlError", Effect.die))
+
+    /** The customer's choice on the EFT page. */
+    const eftDecide = Effect.fn("FundingCharges.eftDecide")(
+      function*(token: string, action: "authorize" | "cancel") {
         const found = yield* byToken(token)
         const partnerName = yield* partners.name(found.partnerId)
-        return yield* actors.run(found.partnerId, found.customerId, () =>
-          Effect.gen(function*() {
-            const row = yield* locked(found.id)
-            const now = yield* clock.now
-            const refused = refusal(row, now)
-            if (refused !== undefined) return { charge: toCharge(row, now), partnerName, notice: refused.message }
-            const charge = action === "authorize" ? yield* markPaid(row, row.amount) : yield* close(row, "CANCELLED")
-            return {
+        return yield* actors.run(found.partnerId, found.customerId, () => decideLocked(found.id, partnerName, action)).pipe(
+          // The credit would take the customer over the maximum balance: the command wrote nothing, the charge
+          // stays PENDING and the page says why (without the customer's balance).
+          Effect.catchTag("BalanceLimitExceeded", () =>
+            Effect.map(load(found.id).pipe(Effect.orDie), (charge): EftOutcome => ({
               charge,
               partnerName,
-              notice: action === "authorize" ? "Payment authorised. You can close this page." : "Payment cancelled."
-            }
-          }).pipe(Effect.catchTag("SqlError", Effect.die))).pipe(
-            // The credit would take the customer over the maximum balance: the command wrote nothing, the charge
-            // stays PENDING and the page says why (without the customer's balance).
-            Effect.catchTag("BalanceLimitExceeded", () =>
-              Effect.map(load(found.id).pipe(Effect.orDie), (charge) => ({
-                charge,
-                partnerName,
-                notice: "This payment cannot be accepted: it would take the account above its maximum balance. Nothing was paid."
-              })))
-          )
-      }).pipe(Effect.catchTag("CustomerForbidden", Effect.die))
+              notice: "This payment cannot be accepted: it would take the account above its maximum balance. Nothing was paid."
+            })))
+        )
+      },
+      Effect.catchTag("CustomerForbidden", Effect.die)
+    )
 
     const ChargeJob = Schema.Struct({ chargeId: Schema.UUID })
 
@@ -373,13 +372,18 @@ export const layer = Layer.effect(
       describe: ({ chargeId }) => ({ description: `funding charge ${chargeId} expires unless paid`, resourceId: chargeId })
     })
 
-    const pending = (query: CreatedPageQuery) =>
-      Effect.gen(function*() {
+    /** The partner's charges waiting for the payer (PENDING, not expired), newest first by (createdAt, id). */
+    const pending = Effect.fn("FundingCharges.pending")(
+      function*(query: CreatedPageQuery) {
         const now = yield* clock.now
         return (yield* repo.pendingCharges(query, now)).map((row) => toCharge(row, now))
-      }).pipe(Effect.orDie)
+      },
+      Effect.orDie
+    )
 
-    return FundingCharges.of({ create, list, get, settle, pending, eftPage, eftDecide })
-  })
-)
+    return { create, list, get, settle, pending, eftPage, eftDecide } as const
+  }),
+  dependencies: [Outbox.Default, Ledger.Default, CustomerActors.Default, Idempotency.Default, Jobs.Default, Cursors.Default, Partners.Default]
+}) {}
 
+export const layer = FundingCharges.Default

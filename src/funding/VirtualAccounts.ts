@@ -1,18 +1,17 @@
 import { SqlClient, type SqlError } from "@effect/sql"
-import { Context, Effect, Layer, Option } from "effect"
+import { Effect, Option } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import type { CustomerRow } from "../customers/CustomersRepo.js"
 import { Outbox } from "../events/Events.js"
-import { BadRequest, type CustomerForbidden } from "../api/ApiError.js"
+import { BadRequest } from "../api/ApiError.js"
 import { Ids } from "../ids/Ids.js"
 import { CustomerActors } from "../ledger/CustomerActors.js"
-import type { BalanceLimitExceeded, CustomerBusy } from "../ledger/Errors.js"
 import { Ledger } from "../ledger/Ledger.js"
 import { Kyc } from "../kyc/Kyc.js"
 import { describeAmountProblem, parseAmount } from "../money/Money.js"
 import { Bank } from "../rails/Bank.js"
 import type { BankRailUnavailable } from "../rails/Errors.js"
-import { type FundingReceipt, Tier1Required, type VirtualAccount, VirtualAccountNotIssued } from "./Api.js"
+import { Tier1Required, type VirtualAccount, VirtualAccountNotIssued } from "./Api.js"
 import { creditFiat } from "./FundingReceipts.js"
 import * as FundingRepo from "./FundingRepo.js"
 
@@ -40,23 +39,9 @@ export const sessionReference = (bankCode: string, at: Date, random: Uint8Array)
   return bankCode.padStart(6, "0").slice(-6) + stamp + Array.from(random.subarray(0, 12), (b) => String(b % 10)).join("")
 }
 
-export class VirtualAccounts extends Context.Tag("VirtualAccounts")<VirtualAccounts, {
-  /** The customer's dedicated account, issued on the first read; NGN needs Tier 1 approved first. */
-  readonly getOrIssue: (customer: CustomerRow) => Effect.Effect<VirtualAccount, Tier1Required | CustomerBusy | BankRailUnavailable>
-  /**
-   * The bank rail's entry point for a transfer that arrived in the customer's virtual account: from the sandbox
-   * control, or a live bank's callback.
-   */
-  readonly credit: (
-    partnerId: string,
-    customerId: string,
-    input: { readonly amount: number; readonly narration?: string | undefined }
-  ) => Effect.Effect<FundingReceipt, BadRequest | VirtualAccountNotIssued | CustomerForbidden | CustomerBusy | BalanceLimitExceeded>
-}>() {}
-
-export const layer = Layer.effect(
-  VirtualAccounts,
-  Effect.gen(function*() {
+/** Each customer's dedicated collection account, and the transfers that arrive in it. */
+export class VirtualAccounts extends Effect.Service<VirtualAccounts>()("VirtualAccounts", {
+  effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* FundingRepo.make
     const clock = yield* ServiceClock
@@ -94,9 +79,12 @@ export const layer = Layer.effect(
         return yield* Effect.dieMessage(`virtual accounts: no free account number after ${issueAttemptsMax} draws`)
       })
 
-    /** Read first; only a customer without an account issues one, as a command of the customer's actor. */
-    const getOrIssue = (customer: CustomerRow) =>
-      Effect.gen(function*() {
+    /**
+     * The customer's dedicated account, issued on the first read; NGN needs Tier 1 approved first. Read first;
+     * only a customer without an account issues one, as a command of the customer's actor.
+     */
+    const getOrIssue = Effect.fn("VirtualAccounts.getOrIssue")(
+      function*(customer: CustomerRow) {
         const existing = yield* repo.virtualAccount(customer.id)
         if (Option.isSome(existing)) return toView(existing.value)
         return yield* actors.run(customer.partnerId, customer.id, (locked) =>
@@ -110,9 +98,20 @@ export const layer = Layer.effect(
           }).pipe(Effect.catchTag("SqlError", Effect.die))).pipe(
             Effect.catchTag("CustomerForbidden", () => Effect.dieMessage("virtual accounts: a customer vanished"))
           )
-      }).pipe(Effect.catchTag("SqlError", Effect.die))
+      },
+      Effect.catchTag("SqlError", Effect.die),
+      Effect.provideService(SqlClient.SqlClient, sql)
+    )
 
-    const credit = (partnerId: string, customerId: string, input: { readonly amount: number; readonly narration?: string | undefined }) =>
+    /**
+     * The bank rail's entry point for a transfer that arrived in the customer's virtual account: from the sandbox
+     * control, or a live bank's callback.
+     */
+    const credit = Effect.fn("VirtualAccounts.credit")((
+      partnerId: string,
+      customerId: string,
+      input: { readonly amount: number; readonly narration?: string | undefined }
+    ) =>
       actors.run(partnerId, customerId, (customer) =>
         Effect.gen(function*() {
           const currency = customer.currency
@@ -138,10 +137,11 @@ export const layer = Layer.effect(
             at
           })
         }).pipe(Effect.catchTag("SqlError", Effect.die)))
+    )
 
-    return VirtualAccounts.of({
-      getOrIssue: (customer) => getOrIssue(customer).pipe(Effect.provideService(SqlClient.SqlClient, sql)),
-      credit
-    })
-  })
-)
+    return { getOrIssue, credit } as const
+  }),
+  dependencies: [Outbox.Default, Ledger.Default, CustomerActors.Default, Kyc.Default]
+}) {}
+
+export const layer = VirtualAccounts.Default

@@ -1,21 +1,18 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Effect, Option } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { AppConfig } from "../config/AppConfig.js"
 import type { CustomerRow } from "../customers/CustomersRepo.js"
 import type { CreatedPageQuery } from "../db/Rows.js"
 import { Outbox } from "../events/Events.js"
 import { Deposits, omnibusAccount } from "../funding/Deposits.js"
-import { BadRequest, type CustomerForbidden, type InvalidCursor } from "../api/ApiError.js"
-import type { Page } from "../api/Envelope.js"
+import { BadRequest } from "../api/ApiError.js"
 import { Cursors, paginate, type PageRequest } from "../api/Pagination.js"
 import { isUuid } from "../ids/Ids.js"
 import { CustomerActors } from "../ledger/CustomerActors.js"
-import type { CustomerBusy, InsufficientBalance, ReferenceInUse } from "../ledger/Errors.js"
 import { Idempotency } from "../ledger/Idempotency.js"
 import * as Ledger from "../ledger/Ledger.js"
 import { type Asset, describeAmountProblem, parseAmount, toNumber } from "../money/Money.js"
 import { Chain, type SendFailureCause, type SendOutcome } from "../rails/Chain.js"
-import type { ChainRailUnavailable } from "../rails/Errors.js"
 import { findNetwork, type Network, type NetworkName, networks } from "../reference/Networks.js"
 import {
   InvalidAddress,
@@ -24,7 +21,6 @@ import {
   SendBelowMinimum,
   type SendNetwork,
   SendNotFound,
-  type SendQuote,
   type SendQuoteBody,
   SendStateConflict,
   SendToOwnAddress
@@ -76,43 +72,6 @@ export const eventData = (customerId: string, send: Send) => ({
   updatedAt: send.updatedAt.toISOString()
 })
 
-export class Sends extends Context.Tag("Sends")<Sends, {
-  readonly networks: () => ReadonlyArray<SendNetwork>
-  readonly quote: (customer: CustomerRow, body: SendQuoteBody) => Effect.Effect<SendQuote, BadRequest>
-  readonly send: (
-    partnerId: string,
-    customerId: string,
-    body: SendBody
-  ) => Effect.Effect<
-    Send,
-    | BadRequest
-    | InvalidAddress
-    | SendBelowMinimum
-    | SendToOwnAddress
-    | InsufficientBalance
-    | ReferenceInUse
-    | CustomerForbidden
-    | CustomerBusy
-    | ChainRailUnavailable
-  >
-  readonly list: (customer: CustomerRow, page: PageRequest) => Effect.Effect<Page<Send>, InvalidCursor>
-  readonly get: (customer: CustomerRow, reference: string) => Effect.Effect<Send, SendNotFound>
-  /** The chain's outcome of one of the partner's sends, by our send id: the one entry point for it. */
-  readonly settle: (
-    partnerId: string,
-    sendId: string,
-    outcome: SendOutcome
-  ) => Effect.Effect<Send, SendNotFound | SendStateConflict | CustomerBusy>
-  /** The same, for a sandbox control that names the send by its (owned) customer and reference. */
-  readonly settleByReference: (
-    customer: CustomerRow,
-    reference: string,
-    outcome: SendOutcome
-  ) => Effect.Effect<Send, SendNotFound | SendStateConflict | CustomerBusy>
-  /** The partner's sends still PENDING, newest first by (createdAt, id). */
-  readonly pending: (query: CreatedPageQuery) => Effect.Effect<ReadonlyArray<SendsRepo.SendRow>>
-}>() {}
-
 interface Plan {
   readonly network: Network
   readonly asset: Asset
@@ -121,9 +80,12 @@ interface Plan {
   readonly minimum: bigint
 }
 
-export const layer = Layer.effect(
-  Sends,
-  Effect.gen(function*() {
+/**
+ * Crypto sends of a customer: the quote, the send itself (reserve, `send.pending`, broadcast), the chain's outcome
+ * (`settle`), and the reads (see the module comment above).
+ */
+export class Sends extends Effect.Service<Sends>()("Sends", {
+  effect: Effect.gen(function*() {
     const repo = yield* SendsRepo.make
     const config = yield* AppConfig
     const clock = yield* ServiceClock
@@ -168,25 +130,28 @@ export const layer = Layer.effect(
     const available = (customerId: string, asset: Asset) =>
       Effect.map(ledger.balances(customerId), (rows) => rows.find((row) => row.currency === asset)?.available ?? 0n)
 
-    const quote = (customer: CustomerRow, body: SendQuoteBody) =>
-      Effect.gen(function*() {
-        const planned = yield* plan(body)
-        const balance = yield* available(customer.id, planned.asset)
-        const meetsMin = planned.amount >= planned.minimum
-        const sufficientBalance = balance >= planned.amount
-        return {
-          asset: planned.asset,
-          network: planned.network.network,
-          amount: toNumber(planned.asset, planned.amount),
-          fee: toNumber(planned.asset, planned.fee),
-          netAmount: toNumber(planned.asset, planned.amount - planned.fee),
-          minSendUsdt: toNumber("USDT", planned.minimum),
-          balance: toNumber(planned.asset, balance),
-          meetsMin,
-          sufficientBalance,
-          valid: meetsMin && sufficientBalance
-        }
-      })
+    /** The networks a send can use, each with its fee and minimum; the cheapest is `recommended`. */
+    const networksOf = (): ReadonlyArray<SendNetwork> => networkViews
+
+    /** What a send of `body` would cost and deliver, and whether the customer's balance covers it. */
+    const quote = Effect.fn("Sends.quote")(function*(customer: CustomerRow, body: SendQuoteBody) {
+      const planned = yield* plan(body)
+      const balance = yield* available(customer.id, planned.asset)
+      const meetsMin = planned.amount >= planned.minimum
+      const sufficientBalance = balance >= planned.amount
+      return {
+        asset: planned.asset,
+        network: planned.network.network,
+        amount: toNumber(planned.asset, planned.amount),
+        fee: toNumber(planned.asset, planned.fee),
+        netAmount: toNumber(planned.asset, planned.amount - planned.fee),
+        minSendUsdt: toNumber("USDT", planned.minimum),
+        balance: toNumber(planned.asset, balance),
+        meetsMin,
+        sufficientBalance,
+        valid: meetsMin && sufficientBalance
+      }
+    })
 
     const belowMinimum = (planned: Plan) =>
       new SendBelowMinimum({
@@ -252,7 +217,29 @@ export const layer = Layer.effect(
         onSome: (row) => Effect.succeed(toSend(row))
       }))
 
-    const send = (partnerId: string, customerId: string, body: SendBody) =>
+    /** A new send (not a repeated reference): checked, then created. */
+    const checkedCreate = (customer: CustomerRow, reference: string, body: SendBody) => (id: string) =>
+      Effect.gen(function*() {
+        // Checked only for a new send: a repeated reference answers the original whatever it carries.
+        const planned = yield* plan(body)
+        const toAddress = body.toAddress
+        if (!chain.isValidAddress(planned.network.network, toAddress)) {
+          return yield* new InvalidAddress({
+            message: `toAddress: not a valid ${planned.network.displayName} address` +
+              (planned.network.evm ? " (0x and 40 hex digits; a mixed-case address must carry its EIP-55 checksum)" : "")
+          })
+        }
+        if (planned.amount < planned.minimum) return yield* belowMinimum(planned)
+        if (yield* deposits.isOwnAddress(customer.id, toAddress)) {
+          return yield* new SendToOwnAddress({
+            message: "toAddress: is one of the customer's own deposit addresses; a send to it would only come back"
+          })
+        }
+        return yield* create(customer, reference, planned, toAddress)(id)
+      })
+
+    /** Sends `body` from the customer's balance (idempotent by `reference`): the whole amount is reserved. */
+    const send = Effect.fn("Sends.send")((partnerId: string, customerId: string, body: SendBody) =>
       actors.run(partnerId, customerId, (customer) =>
         Effect.gen(function*() {
           if (body.reference === "." || body.reference === "..") {
@@ -262,28 +249,11 @@ export const layer = Layer.effect(
           const reference = body.reference ?? (yield* idempotency.generate)
           return yield* idempotency.once(
             { partnerId, endpoint: idempotencyEndpoint, reference, customerId: customer.id },
-            (id) =>
-              Effect.gen(function*() {
-                // Checked only for a new send: a repeated reference answers the original whatever it carries.
-                const planned = yield* plan(body)
-                const toAddress = body.toAddress
-                if (!chain.isValidAddress(planned.network.network, toAddress)) {
-                  return yield* new InvalidAddress({
-                    message: `toAddress: not a valid ${planned.network.displayName} address` +
-                      (planned.network.evm ? " (0x and 40 hex digits; a mixed-case address must carry its EIP-55 checksum)" : "")
-                  })
-                }
-                if (planned.amount < planned.minimum) return yield* belowMinimum(planned)
-                if (yield* deposits.isOwnAddress(customer.id, toAddress)) {
-                  return yield* new SendToOwnAddress({
-                    message: "toAddress: is one of the customer's own deposit addresses; a send to it would only come back"
-                  })
-                }
-                return yield* create(customer, reference, planned, toAddress)(id)
-              }),
+            checkedCreate(customer, reference, body),
             load(customer.id)
           )
         }).pipe(Effect.catchTag("SqlError", Effect.die)))
+    )
 
     /** Applies the chain's outcome to a send whose customer row is locked. */
     const apply = (row: SendsRepo.SendRow, outcome: SendOutcome) =>
@@ -332,48 +302,52 @@ export const layer = Layer.effect(
           const row = yield* repo.lock(id)
           if (Option.isNone(row)) return yield* Effect.dieMessage(`sends: send ${id} vanished`)
           return yield* apply(row.value, outcome)
-        }).pipe(Effect.catchTag("SqlError", Effect.die)))
-
-    const settle = (partnerId: string, sendId: string, outcome: SendOutcome) =>
-      Effect.gen(function*() {
-        if (!isUuid(sendId) || !isUuid(partnerId)) return yield* SendNotFound.standard()
-        const found = yield* repo.forPartner(partnerId, sendId.toLowerCase()).pipe(Effect.orDie)
-        if (Option.isNone(found)) return yield* SendNotFound.standard()
-        return yield* settleLocked(partnerId, found.value.customerId, found.value.id, outcome).pipe(
+        }).pipe(Effect.catchTag("SqlError", Effect.die))).pipe(
           Effect.catchTag("CustomerForbidden", () => Effect.dieMessage("sends: a send's customer vanished"))
         )
-      })
 
-    const settleByReference = (customer: CustomerRow, reference: string, outcome: SendOutcome) =>
-      Effect.gen(function*() {
+    /** The chain's outcome of one of the partner's sends, by our send id: the one entry point for it. */
+    const settle = Effect.fn("Sends.settle")(function*(partnerId: string, sendId: string, outcome: SendOutcome) {
+      if (!isUuid(sendId) || !isUuid(partnerId)) return yield* SendNotFound.standard()
+      const found = yield* repo.forPartner(partnerId, sendId.toLowerCase()).pipe(Effect.orDie)
+      if (Option.isNone(found)) return yield* SendNotFound.standard()
+      return yield* settleLocked(partnerId, found.value.customerId, found.value.id, outcome)
+    })
+
+    /** The same, for a sandbox control that names the send by its (owned) customer and reference. */
+    const settleByReference = Effect.fn("Sends.settleByReference")(
+      function*(customer: CustomerRow, reference: string, outcome: SendOutcome) {
         const found = yield* repo.byReference(customer.id, reference).pipe(Effect.orDie)
         if (Option.isNone(found)) return yield* SendNotFound.standard()
-        return yield* settleLocked(customer.partnerId, customer.id, found.value.id, outcome).pipe(
-          Effect.catchTag("CustomerForbidden", () => Effect.dieMessage("sends: a send's customer vanished"))
-        )
-      })
+        return yield* settleLocked(customer.partnerId, customer.id, found.value.id, outcome)
+      }
+    )
 
-    const list = (customer: CustomerRow, page: PageRequest) =>
-      paginate(
-        { list: "sends", partnerId: customer.partnerId, customerId: customer.id },
-        page,
-        ({ beforeSeq, limit }) => repo.page(customer.id, beforeSeq, limit),
-        (row) => String(row.seq)
-      ).pipe(
-        Effect.map((result) => ({ items: result.items.map(toSend), nextCursor: result.nextCursor })),
-        Effect.provideService(Cursors, cursors),
-        Effect.catchTag("SqlError", Effect.die)
-      )
+    const list = Effect.fn("Sends.list")(
+      (customer: CustomerRow, page: PageRequest) =>
+        paginate(
+          { list: "sends", partnerId: customer.partnerId, customerId: customer.id },
+          page,
+          ({ beforeSeq, limit }) => repo.page(customer.id, beforeSeq, limit),
+          (row) => String(row.seq)
+        ),
+      Effect.map((result) => ({ items: result.items.map(toSend), nextCursor: result.nextCursor })),
+      Effect.provideService(Cursors, cursors),
+      Effect.catchTag("SqlError", Effect.die)
+    )
 
-    const get = (customer: CustomerRow, reference: string) =>
-      Effect.gen(function*() {
-        const row = yield* repo.byReference(customer.id, reference).pipe(Effect.orDie)
-        if (Option.isNone(row)) return yield* SendNotFound.standard()
-        return toSend(row.value)
-      })
+    const get = Effect.fn("Sends.get")(function*(customer: CustomerRow, reference: string) {
+      const row = yield* repo.byReference(customer.id, reference).pipe(Effect.orDie)
+      if (Option.isNone(row)) return yield* SendNotFound.standard()
+      return toSend(row.value)
+    })
 
-    const pending = (query: CreatedPageQuery) => repo.pending(query).pipe(Effect.orDie)
+    /** The partner's sends still PENDING, newest first by (createdAt, id). */
+    const pending = Effect.fn("Sends.pending")((query: CreatedPageQuery) => repo.pending(query).pipe(Effect.orDie))
 
-    return Sends.of({ networks: () => networkViews, quote, send, list, get, settle, settleByReference, pending })
-  })
-)
+    return { networks: networksOf, quote, send, list, get, settle, settleByReference, pending } as const
+  }),
+  dependencies: [Outbox.Default, Ledger.Ledger.Default, Idempotency.Default, CustomerActors.Default, Cursors.Default, Deposits.Default]
+}) {}
+
+export const layer = Sends.Default

@@ -1,4 +1,4 @@
-import { BigDecimal, Context, Effect, Layer, Option } from "effect"
+import { BigDecimal, Effect, Option } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import type { CustomerRow } from "../customers/CustomersRepo.js"
 import { Outbox } from "../events/Events.js"
@@ -49,22 +49,6 @@ export const quoteLifetimeSeconds = 60
 export const inventory = "exchange_inventory"
 export const feeRevenue = "fee_revenue"
 export const resourceType = "trade"
-
-export class Trading extends Context.Tag("Trading")<Trading, {
-  readonly rate: (customer: CustomerRow, amount: number | undefined) => Effect.Effect<Rate, BadRequest | ExchangeRailUnavailable>
-  readonly quoteBuy: (
-    partnerId: string,
-    customerId: string,
-    body: BuyQuoteBody
-  ) => Effect.Effect<TradeQuote, BadRequest | TradeBelowMinimum | CustomerForbidden | CustomerBusy | ExchangeRailUnavailable>
-  readonly quoteSell: (
-    partnerId: string,
-    customerId: string,
-    body: SellQuoteBody
-  ) => Effect.Effect<TradeQuote, BadRequest | TradeBelowMinimum | CustomerForbidden | CustomerBusy | ExchangeRailUnavailable>
-  readonly executeBuy: (partnerId: string, customerId: string, quoteId: string) => Effect.Effect<BuyExecution, ExecuteError>
-  readonly executeSell: (partnerId: string, customerId: string, quoteId: string) => Effect.Effect<SellExecution, ExecuteError>
-}>() {}
 
 export type ExecuteError =
   | QuoteNotFound
@@ -118,9 +102,9 @@ export const toSellExecution = (row: TradingRepo.QuoteRow): SellExecution => ({
 const notTheCustomersCurrency = (field: string, customer: CustomerRow, given: string) =>
   new BadRequest({ message: `${field}: must be the customer's currency ${customer.currency} (got ${given})` })
 
-export const layer = Layer.effect(
-  Trading,
-  Effect.gen(function*() {
+/** Quotes and executions of buys and sells (see the module comment above). */
+export class Trading extends Effect.Service<Trading>()("Trading", {
+  effect: Effect.gen(function*() {
     const repo = yield* TradingRepo.make
     const clock = yield* ServiceClock
     const ids = yield* Ids
@@ -143,28 +127,29 @@ export const layer = Layer.effect(
         : Effect.fail(new BadRequest({ message: `amount: ${describeAmountProblem(parsed.problem, asset)}` }))
     }
 
-    const rate = (customer: CustomerRow, amount: number | undefined) =>
-      Effect.gen(function*() {
-        const prices = yield* pricesFor(customer.partnerId, customer.currency)
-        let sellRate = prices.sellRate
-        if (amount !== undefined) {
-          const usdt = yield* parse("USDT", amount)
-          if (usdt <= prices.exchangeFeeUsdt) {
-            return yield* new BadRequest({
-              message: `amount: must be more than the exchange fee of ${toNumber("USDT", prices.exchangeFeeUsdt)} USDT`
-            })
-          }
-          sellRate = Pricing.allInSellRate(usdt, prices.exchangeFeeUsdt, prices.sellRate)
+    /** The customer's buy and sell rates; with `amount` (USDT), the all-in sell rate of that amount after the fee. */
+    const rate = Effect.fn("Trading.rate")(function*(customer: CustomerRow, amount: number | undefined) {
+      const prices = yield* pricesFor(customer.partnerId, customer.currency)
+      let sellRate = prices.sellRate
+      if (amount !== undefined) {
+        const usdt = yield* parse("USDT", amount)
+        if (usdt <= prices.exchangeFeeUsdt) {
+          return yield* new BadRequest({
+            message: `amount: must be more than the exchange fee of ${toNumber("USDT", prices.exchangeFeeUsdt)} USDT`
+          })
         }
-        return {
-          currency: customer.currency,
-          buyRate: Pricing.rateNumber(prices.buyRate),
-          sellRate: Pricing.rateNumber(sellRate),
-          amount: amount ?? null,
-          exchangeFee: toNumber("USDT", prices.exchangeFeeUsdt),
-          asOf: prices.asOf
-        }
-      })
+        sellRate = Pricing.allInSellRate(usdt, prices.exchangeFeeUsdt, prices.sellRate)
+      }
+      const view: Rate = {
+        currency: customer.currency,
+        buyRate: Pricing.rateNumber(prices.buyRate),
+        sellRate: Pricing.rateNumber(sellRate),
+        amount: amount ?? null,
+        exchangeFee: toNumber("USDT", prices.exchangeFeeUsdt),
+        asOf: prices.asOf
+      }
+      return view
+    })
 
     const store = (customer: CustomerRow, side: TradingRepo.QuoteSide, prices: ExchangePrices, priced: {
       readonly fiat: bigint
@@ -203,56 +188,66 @@ export const layer = Layer.effect(
       })
     }
 
-    const quoteBuy = (partnerId: string, customerId: string, body: BuyQuoteBody) =>
-      actors.run(partnerId, customerId, (customer) =>
-        Effect.gen(function*() {
-          if (body.sourceCurrency !== customer.currency) return yield* notTheCustomersCurrency("sourceCurrency", customer, body.sourceCurrency)
-          const fiat = yield* parse(customer.currency, body.amount)
-          const prices = yield* pricesFor(partnerId, customer.currency)
-          const minimum = Pricing.minimumBuyFiat(customer.currency, prices.buyRate)
-          const priced = Pricing.priceBuy(fiat, customer.currency, prices.buyRate)
-          if (priced.usdt < Pricing.minimumUsdt) {
-            return yield* new TradeBelowMinimum({
-              message: `amount: a buy must deliver at least 1 USDT; the smallest amount that works is ` +
-                `${customer.currency} ${toNumber(customer.currency, minimum)} at the current rate`,
-              details: { minimumAmount: toNumber(customer.currency, minimum), currency: customer.currency }
-            })
-          }
-          if (priced.usdt > maxAmountMinor("USDT")) return yield* aboveMaximum("USDT", priced.usdt)
-          return yield* store(customer, "buy", prices, { fiat: priced.fiat, usdt: priced.usdt, fee: 0n, network: null })
-        }))
-
-    const quoteSell = (partnerId: string, customerId: string, body: SellQuoteBody) =>
-      actors.run(partnerId, customerId, (customer) =>
-        Effect.gen(function*() {
-          if (body.destinationCurrency !== customer.currency) {
-            return yield* notTheCustomersCurrency("destinationCurrency", customer, body.destinationCurrency)
-          }
-          const usdt = yield* parse("USDT", body.amount)
-          const prices = yield* pricesFor(partnerId, customer.currency)
-          const minimum = Pricing.minimumSellUsdt(prices.exchangeFeeUsdt)
-          if (usdt < minimum) {
-            return yield* new TradeBelowMinimum({
-              message: `amount: a sell must sell at least 1 USDT after the exchange fee of ` +
-                `${toNumber("USDT", prices.exchangeFeeUsdt)} USDT; the smallest amount that works is USDT ${toNumber("USDT", minimum)}`,
-              details: { minimumAmount: toNumber("USDT", minimum), currency: "USDT" }
-            })
-          }
-          const priced = Pricing.priceSell(usdt, prices.exchangeFeeUsdt, customer.currency, prices.sellRate)
-          if (priced.fiat <= 0n) {
-            return yield* new TradeBelowMinimum({
-              message: `amount: the sell would pay nothing at the current rate`,
-              details: { minimumAmount: toNumber("USDT", minimum), currency: "USDT" }
-            })
-          }
-          if (priced.fiat > maxAmountMinor(customer.currency)) return yield* aboveMaximum(customer.currency, priced.fiat)
-          return yield* store(customer, "sell", prices, {
-            fiat: priced.fiat,
-            usdt: priced.usdt,
-            fee: priced.fee,
-            network: body.network ?? null
+    /** The customer's command of a buy quote: fiat -> USDT at the current buy rate, priced once and stored. */
+    const priceBuyQuote = (partnerId: string, customer: CustomerRow, body: BuyQuoteBody) =>
+      Effect.gen(function*() {
+        if (body.sourceCurrency !== customer.currency) return yield* notTheCustomersCurrency("sourceCurrency", customer, body.sourceCurrency)
+        const fiat = yield* parse(customer.currency, body.amount)
+        const prices = yield* pricesFor(partnerId, customer.currency)
+        const minimum = Pricing.minimumBuyFiat(customer.currency, prices.buyRate)
+        const priced = Pricing.priceBuy(fiat, customer.currency, prices.buyRate)
+        if (priced.usdt < Pricing.minimumUsdt) {
+          return yield* new TradeBelowMinimum({
+            message: `amount: a buy must deliver at least 1 USDT; the smallest amount that works is ` +
+              `${customer.currency} ${toNumber(customer.currency, minimum)} at the current rate`,
+            details: { minimumAmount: toNumber(customer.currency, minimum), currency: customer.currency }
           })
-        }))
+        }
+        if (priced.usdt > maxAmountMinor("USDT")) return yield* aboveMaximum("USDT", priced.usdt)
+        return yield* store(customer, "buy", prices, { fiat: priced.fiat, usdt: priced.usdt, fee: 0n, network: null })
+      })
+
+    /** The customer's command of a sell quote: USDT (less the exchange fee) -> fiat at the current sell rate. */
+    const priceSellQuote = (partnerId: string, customer: CustomerRow, body: SellQuoteBody) =>
+      Effect.gen(function*() {
+        if (body.destinationCurrency !== customer.currency) {
+          return yield* notTheCustomersCurrency("destinationCurrency", customer, body.destinationCurrency)
+        }
+        const usdt = yield* parse("USDT", body.amount)
+        const prices = yield* pricesFor(partnerId, customer.currency)
+        const minimum = Pricing.minimumSellUsdt(prices.exchangeFeeUsdt)
+        if (usdt < minimum) {
+          return yield* new TradeBelowMinimum({
+            message: `amount: a sell must sell at least 1 USDT after the exchange fee of ` +
+              `${toNumber("USDT", prices.exchangeFeeUsdt)} USDT; the smallest amount that works is USDT ${toNumber("USDT", minimum)}`,
+            details: { minimumAmount: toNumber("USDT", minimum), currency: "USDT" }
+          })
+        }
+        const priced = Pricing.priceSell(usdt, prices.exchangeFeeUsdt, customer.currency, prices.sellRate)
+        if (priced.fiat <= 0n) {
+          return yield* new TradeBelowMinimum({
+            message: `amount: the sell would pay nothing at the current rate`,
+            details: { minimumAmount: toNumber("USDT", minimum), currency: "USDT" }
+          })
+        }
+        if (priced.fiat > maxAmountMinor(customer.currency)) return yield* aboveMaximum(customer.currency, priced.fiat)
+        return yield* store(customer, "sell", prices, {
+          fiat: priced.fiat,
+          usdt: priced.usdt,
+          fee: priced.fee,
+          network: body.network ?? null
+        })
+      })
+
+    /** A buy quote for the customer: what `body.amount` of the customer's fiat buys in USDT, valid 60 seconds. */
+    const quoteBuy = Effect.fn("Trading.quoteBuy")((partnerId: string, customerId: string, body: BuyQuoteBody) =>
+      actors.run(partnerId, customerId, (customer) => priceBuyQuote(partnerId, customer, body))
+    )
+
+    /** A sell quote for the customer: what `body.amount` USDT sells for in the customer's fiat, valid 60 seconds. */
+    const quoteSell = Effect.fn("Trading.quoteSell")((partnerId: string, customerId: string, body: SellQuoteBody) =>
+      actors.run(partnerId, customerId, (customer) => priceSellQuote(partnerId, customer, body))
+    )
 
     /** The quote, checked under the customer's lock: the customer's, of this side, OPEN and not expired. */
     const executable = (customer: CustomerRow, side: TradingRepo.QuoteSide, quoteId: string) =>
@@ -293,89 +288,103 @@ export const layer = Layer.effect(
           })))
       )
 
-    const executeBuy = (partnerId: string, customerId: string, quoteId: string) =>
-      actors.run(partnerId, customerId, (customer) =>
-        Effect.gen(function*() {
-          const { now, row } = yield* executable(customer, "buy", quoteId)
-          const reference = yield* idempotency.generate
-          const executed = yield* repo.markExecuted(row.id, reference, now)
-          const execution = toBuyExecution(executed)
-          const event = yield* outbox.record({
-            partnerId,
-            customerId: customer.id,
-            type: "purchase.completed",
-            data: { customerId: customer.id, ...execution }
-          })
-          const fiat = row.fiatCurrency
-          // The ledger's checks come before the exchange is asked to fill: a refusal leaves nothing to undo there.
-          yield* ledger.post({
-            partnerId,
-            customerId: customer.id,
-            reason: "buy",
-            resourceType,
-            resourceId: row.id,
-            reference,
-            eventId: event.envelope.id,
-            postings: [
-              { account: Ledger.available(customer.id, fiat), amount: -row.fiatAmount },
-              { account: Ledger.house(inventory, fiat), amount: row.fiatAmount },
-              { account: Ledger.house(inventory, "USDT"), amount: -row.usdtAmount },
-              { account: Ledger.available(customer.id, "USDT"), amount: row.usdtAmount }
-            ]
-          })
-          yield* fill(row)
-          return execution
-        }).pipe(Effect.catchTag("SqlError", Effect.die)))
+    /** The customer's command of a buy: the quote EXECUTED, `purchase.completed`, the journal, then the fill. */
+    const buyLocked = (partnerId: string, customer: CustomerRow, quoteId: string) =>
+      Effect.gen(function*() {
+        const { now, row } = yield* executable(customer, "buy", quoteId)
+        const reference = yield* idempotency.generate
+        const executed = yield* repo.markExecuted(row.id, reference, now)
+        const execution = toBuyExecution(executed)
+        const event = yield* outbox.record({
+          partnerId,
+          customerId: customer.id,
+          type: "purchase.completed",
+          data: { customerId: customer.id, ...execution }
+        })
+        const fiat = row.fiatCurrency
+        // The ledger's checks come before the exchange is asked to fill: a refusal leaves nothing to undo there.
+        yield* ledger.post({
+          partnerId,
+          customerId: customer.id,
+          reason: "buy",
+          resourceType,
+          resourceId: row.id,
+          reference,
+          eventId: event.envelope.id,
+          postings: [
+            { account: Ledger.available(customer.id, fiat), amount: -row.fiatAmount },
+            { account: Ledger.house(inventory, fiat), amount: row.fiatAmount },
+            { account: Ledger.house(inventory, "USDT"), amount: -row.usdtAmount },
+            { account: Ledger.available(customer.id, "USDT"), amount: row.usdtAmount }
+          ]
+        })
+        yield* fill(row)
+        return execution
+      }).pipe(Effect.catchTag("SqlError", Effect.die))
 
-    const executeSell = (partnerId: string, customerId: string, quoteId: string) =>
-      actors.run(partnerId, customerId, (customer) =>
-        Effect.gen(function*() {
-          const { now, row } = yield* executable(customer, "sell", quoteId)
-          const reference = yield* idempotency.generate
-          const executed = yield* repo.markExecuted(row.id, reference, now)
-          const execution = toSellExecution(executed)
-          const event = yield* outbox.record({
-            partnerId,
-            customerId: customer.id,
-            type: "sale.completed",
-            data: { customerId: customer.id, ...execution }
-          })
-          const fiat = row.fiatCurrency
-          const sold = row.usdtAmount - row.feeUsdt
-          const common = {
-            partnerId,
-            customerId: customer.id,
-            resourceType,
-            resourceId: row.id,
-            reference,
-            eventId: event.envelope.id
-          }
-          // A refusal of either posting (INSUFFICIENT_BALANCE, BALANCE_LIMIT_EXCEEDED) fails the command, and the
-          // command's transaction (or savepoint) takes back everything it wrote: the quote stays OPEN.
-          if (row.feeUsdt > 0n) {
-            yield* ledger.post({
-              ...common,
-              reason: "fee",
-              postings: [
-                { account: Ledger.available(customer.id, "USDT"), amount: -row.feeUsdt },
-                { account: Ledger.house(feeRevenue, "USDT"), amount: row.feeUsdt }
-              ]
-            })
-          }
+    /**
+     * The journal of a sell: the exchange's fee first (reason `fee`), then the sale. A refusal of either posting
+     * (INSUFFICIENT_BALANCE, BALANCE_LIMIT_EXCEEDED) fails the command, and the command's transaction (or savepoint)
+     * takes back everything it wrote: the quote stays OPEN.
+     */
+    const postSell = (partnerId: string, customer: CustomerRow, row: TradingRepo.QuoteRow, reference: string, eventId: string) =>
+      Effect.gen(function*() {
+        const fiat = row.fiatCurrency
+        const sold = row.usdtAmount - row.feeUsdt
+        const common = { partnerId, customerId: customer.id, resourceType, resourceId: row.id, reference, eventId }
+        if (row.feeUsdt > 0n) {
           yield* ledger.post({
             ...common,
-            reason: "sell",
+            reason: "fee",
             postings: [
-              { account: Ledger.available(customer.id, "USDT"), amount: -sold },
-              { account: Ledger.house(inventory, "USDT"), amount: sold },
-              { account: Ledger.house(inventory, fiat), amount: -row.fiatAmount },
-              { account: Ledger.available(customer.id, fiat), amount: row.fiatAmount }
+              { account: Ledger.available(customer.id, "USDT"), amount: -row.feeUsdt },
+              { account: Ledger.house(feeRevenue, "USDT"), amount: row.feeUsdt }
             ]
           })
-          yield* fill(row)
-          return execution
-        }).pipe(Effect.catchTag("SqlError", Effect.die)))
+        }
+        yield* ledger.post({
+          ...common,
+          reason: "sell",
+          postings: [
+            { account: Ledger.available(customer.id, "USDT"), amount: -sold },
+            { account: Ledger.house(inventory, "USDT"), amount: sold },
+            { account: Ledger.house(inventory, fiat), amount: -row.fiatAmount },
+            { account: Ledger.available(customer.id, fiat), amount: row.fiatAmount }
+          ]
+        })
+      })
 
-    return Trading.of({ rate, quoteBuy, quoteSell, executeBuy, executeSell })
-  })
-)
+    /** The customer's command of a sell: the quote EXECUTED, `sale.completed`, the journal, then the fill. */
+    const sellLocked = (partnerId: string, customer: CustomerRow, quoteId: string) =>
+      Effect.gen(function*() {
+        const { now, row } = yield* executable(customer, "sell", quoteId)
+        const reference = yield* idempotency.generate
+        const executed = yield* repo.markExecuted(row.id, reference, now)
+        const execution = toSellExecution(executed)
+        const event = yield* outbox.record({
+          partnerId,
+          customerId: customer.id,
+          type: "sale.completed",
+          data: { customerId: customer.id, ...execution }
+        })
+        yield* postSell(partnerId, customer, row, reference, event.envelope.id)
+        yield* fill(row)
+        return execution
+      }).pipe(Effect.catchTag("SqlError", Effect.die))
+
+    /** Executes the customer's buy quote exactly once, under the customer's lock, in one transaction. */
+    const executeBuy = Effect.fn("Trading.executeBuy")((partnerId: string, customerId: string, quoteId: string) =>
+      actors.run(partnerId, customerId, (customer) => buyLocked(partnerId, customer, quoteId))
+    )
+
+    /** Executes the customer's sell quote exactly once, under the customer's lock, in one transaction. */
+    const executeSell = Effect.fn("Trading.executeSell")((partnerId: string, customerId: string, quoteId: string) =>
+      actors.run(partnerId, customerId, (customer) => sellLocked(partnerId, customer, quoteId))
+    )
+
+    return { rate, quoteBuy, quoteSell, executeBuy, executeSell } as const
+  }),
+  dependencies: [Outbox.Default, Ledger.Ledger.Default, Idempotency.Default, CustomerActors.Default]
+}) {}
+
+export const layer = Trading.Default
