@@ -171,7 +171,8 @@ export const ServerLayer = Layer.unwrapEffect(Effect.gen(function*() {
   // request line, which node bounds by maxHeaderSize (find-my-way's default of 100 answered "no route" past it).
   // The middleware wraps this app, not the server's handling of it (as `HttpApiBuilder.serve(middleware)` would):
   // the request it provides to the API (the body text it read, a routable URL) is the one the router and the
-  // handlers see, while the server writes the response through the request it made itself.
+  // handlers see, while the server writes the response through the request it made itself (platform-node writes
+  // through its own request class, which the middleware's request is not).
   const served = Layer.unwrapEffect(
     Effect.map(
       HttpApiBuilder.httpApp.pipe(HttpRouter.withRouterConfig({ maxParamLength: maxHeaderSize })),

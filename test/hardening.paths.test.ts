@@ -82,6 +82,13 @@ describe("path values the router cannot route", () => {
     expectSameAnswer(reply, reference, `/partner/v1/customers/${customerId};y=1/kyc`)
   })
 
+  it("a `#` in the request target (only a raw client sends one) is part of the value, as a `;` is", async () => {
+    const url = new URL(app.baseUrl)
+    const path = `${basePath()}/partner/v1/customers/${customerId}#x/kyc`
+    const reply = await raw(`GET ${path} HTTP/1.1\r\nHost: ${url.host}\r\nx-api-key: ${apiKey}\r\nConnection: close\r\n\r\n`)
+    expect(reply.body).toMatchObject({ statusCode: 403, code: "CUSTOMER_FORBIDDEN", path })
+  })
+
   it("a resource id answers the resource's own not-found, as an unknown id does", async () => {
     const routes: ReadonlyArray<[string, (id: string) => string, unknown?]> = [
       ["GET", (id) => `/partner/v1/webhook/deliveries/${id}`],

@@ -1,7 +1,7 @@
 import { HttpApi } from "@effect/platform"
 import { describe, expect, it } from "vitest"
 import { Api } from "../src/Api.js"
-import { routeTable } from "../src/http/Middleware.js"
+import { routableSegment, routableUrl, routeTable } from "../src/http/Middleware.js"
 
 /** Every route of the API as method and path pattern, as the route table reads them. */
 const routes: Array<{ method: string; path: string }> = []
@@ -42,5 +42,24 @@ describe("route table", () => {
     expect(documents).toBeDefined()
     expect(table.takesMultipart("POST", documents!.path.replace(/:[A-Za-z0-9_]+/g, id))).toBe(true)
     expect(table.takesMultipart("POST", `/api/v1/partner/v1/customers/${id}/withdraw`)).toBe(false)
+  })
+})
+
+describe("routable URLs (what the router's config cannot route: test/hardening.paths.test.ts has the answers)", () => {
+  it("leaves a segment the router routes as it is, however long or encoded", () => {
+    for (const segment of ["customers", "3f1c2a9e-0000-4000-8000-000000000001", "a".repeat(4000), "%C3%A9".repeat(500), "%2D", "a%2Fb", "%3B"]) {
+      expect(routableSegment(segment), segment.slice(0, 40)).toBeUndefined()
+    }
+    const url = `/api/v1/partner/v1/customers/${"a".repeat(300)}/kyc?limit=1;x`
+    expect(routableUrl(url)).toBe(url)
+  })
+
+  it("encodes undecodable percent-encoding as written, and a `;` or `#` as characters", () => {
+    expect(routableSegment("%zz")).toBe("%25zz")
+    expect(routableSegment("%FF")).toBe("%25FF")
+    expect(routableSegment("%E2%82")).toBe("%25E2%2582")
+    expect(routableSegment("x;y=1")).toBe("x%3By%3D1")
+    expect(routableSegment("%41#b")).toBe("A%23b")
+    expect(routableUrl("/api/v1/customers/x;y=1/kyc?limit=2")).toBe("/api/v1/customers/x%3By%3D1/kyc?limit=2")
   })
 })

@@ -1,12 +1,16 @@
 import {
+  type Headers,
   HttpApi,
   HttpApiSchema,
   HttpApp,
+  HttpIncomingMessage,
+  HttpServerError,
   HttpServerRequest,
-  HttpServerResponse
+  HttpServerResponse,
+  UrlParams
 } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
-import { Cause, Effect, Either, LogLevel, Option } from "effect"
+import { Cause, Effect, Either, Inspectable, LogLevel, Option, Stream } from "effect"
 import * as Crypto from "node:crypto"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { errorBody, errorResponse, normalizeError } from "./ErrorEnvelope.js"
@@ -80,7 +84,8 @@ const bodyMethods = new Set(["POST", "PUT", "PATCH"])
 
 /** An unknown route or wrong method is the client's mistake, answered 404/405: not worth an ERROR log line. */
 const isRouteNotFoundOnly = (cause: Cause.Cause<unknown>) => {
-  // The router fails with RouteNotFound and the platform carries the response it rendered as a defect beside it.
+  // The router fails with RouteNotFound (the server renders it as a 404 afterwards; were this middleware around the
+  // server's handling, the rendered response would ride along as a defect).
   const failures = [...Cause.failures(cause)]
   return failures.length > 0 &&
     failures.every((error) => typeof error === "object" && error !== null && (error as { _tag?: unknown })._tag === "RouteNotFound") &&
@@ -96,48 +101,29 @@ const requestIdPattern = /^[A-Za-z0-9._-]{8,64}$/
 export const requestIdOf = (incoming: string | undefined) =>
   incoming !== undefined && requestIdPattern.test(incoming) ? incoming : `req_${Crypto.randomUUID().replace(/-/g, "").slice(0, 24)}`
 
-/**
- * The router's (find-my-way's) `maxParamLength`, which @effect/platform leaves at its default: a longer path
- * parameter makes the router answer "no route".
- */
-export const routerParamLengthMax = 100
-
-/** The first `max` UTF-16 code units of a text at most, never splitting a surrogate pair, and `…`. */
-const cutParameter = (text: string, max: number) => {
-  let end = max - 1
-  const last = text.charCodeAt(end - 1)
-  if (last >= 0xd800 && last <= 0xdbff) end--
-  return `${text.slice(0, end)}…`
-}
-
 const unroutableCharacter = /[%;#]/
 
-const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
-
 /**
- * A path segment the router can route, or `undefined` when it can route it as it is. The router refuses (answers
- * "no route" for) a segment that is not valid percent-encoding (`%zz`, `%FF`, a truncated UTF-8 sequence) or that
- * is, decoded, longer than `routerParamLengthMax`; and it cuts the path at a `;` or `#` (`x;y=1/kyc` would reach
- * another route). Such a segment becomes the percent-encoding of its own text: undecodable text as written (`%zz`
- * is the three characters `%zz`), `;` and `#` as characters, a long value cut to 99 characters plus `…`. That
- * value is well formed for the router but holds a `%`, `;`, `#` or `…`, so it is no id, rail or level: in a
- * parameter's place the route's own validation answers it as it answers any invalid value (403
- * `CUSTOMER_FORBIDDEN`, the resource's 404, 400 naming the field); in a literal segment's place no route matches.
+ * A path segment the router can route, or `undefined` when it can route it as it is. The router's parameter length
+ * limit is configured away (src/App.ts, `maxParamLength`); what find-my-way does not let a config change is kept
+ * here, as the one rewrite left: it answers "no route" for a path that is not valid percent-encoding (`%zz`, `%FF`,
+ * a truncated UTF-8 sequence: its `decodeURI` throws) and cuts the path at a `;` or `#` (`x;y=1/kyc` would reach
+ * another route). Such a segment becomes the percent-encoding of its own text (`%zz` is the three characters
+ * `%zz`, `;` and `#` are characters): no id, rail or level, so in a parameter's place the route's own validation
+ * answers it as any invalid value (403 `CUSTOMER_FORBIDDEN`, the resource's 404, 400 naming the field); in a
+ * literal segment's place no route matches.
  */
 export const routableSegment = (segment: string): string | undefined => {
-  // Nearly every segment: nothing encoded, nothing cut, short enough (it decodes to itself).
-  if (segment.length <= routerParamLengthMax && !unroutableCharacter.test(segment)) return undefined
+  // Nearly every segment: nothing encoded, nothing the router cuts at.
+  if (!unroutableCharacter.test(segment)) return undefined
   let text: string
-  let decodable = true
   try {
     text = decodeURIComponent(segment)
   } catch {
-    text = segment
-    decodable = false
+    // Node refuses a request target with a byte outside ASCII, so `segment` is ASCII and encodes without fail.
+    return encodeURIComponent(segment)
   }
-  if (decodable && text.length <= routerParamLengthMax && !segment.includes(";") && !segment.includes("#")) return undefined
-  if (text.length > routerParamLengthMax) text = cutParameter(text, routerParamLengthMax)
-  return encodeURIComponent(text.replace(loneSurrogate, "\ufffd"))
+  return segment.includes(";") || segment.includes("#") ? encodeURIComponent(text) : undefined
 }
 
 /** An absolute-form request target's origin (`http://host:port`, RFC 9112 section 3.2.2; what proxies are sent). */
@@ -169,7 +155,8 @@ export const routableUrl = (url: string): string => {
  * Checks that must happen before a handler reads its input: control characters in path values and the query
  * string, the content type (JSON routes take `application/json` only, the upload route `multipart/form-data`
  * only), the size, the JSON syntax, then the JSON text itself (depth, exact numbers, control characters; see
- * JsonBody.ts). The body text is read here once (bounded) and cached by the request, so the handler reuses it.
+ * JsonBody.ts). The body text is read here once (bounded); the API is handed a request that answers it
+ * (`BodyReadRequest`), so the handler reuses it.
  */
 interface Rejection {
   readonly status: number
@@ -178,24 +165,88 @@ interface Rejection {
   readonly headers?: Record<string, string> | undefined
 }
 
-/** Sets the text `request.text` answers (the platform's Node request caches it in `textEffect`). */
-const cacheText = (request: HttpServerRequest.HttpServerRequest, text: string) => {
-  ;(request as { textEffect?: Effect.Effect<string> }).textEffect = Effect.succeed(text)
+/** The body the pre-checks read (or chose, for an absent one): its text and the JSON value it holds. */
+interface Body {
+  readonly text: string
+  readonly json: unknown
 }
 
-/** `modified` (the same request with another URL) reading the body text already read from `request`, if any. */
-const withCachedText = (request: HttpServerRequest.HttpServerRequest, modified: HttpServerRequest.HttpServerRequest) => {
-  const cached = (request as { textEffect?: Effect.Effect<string> }).textEffect
-  if (cached !== undefined) (modified as { textEffect?: Effect.Effect<string> }).textEffect = cached
-  return modified
+/**
+ * The request as the API sees it once its body has been read here: the server's request in every other respect
+ * (URL, method, headers, remote address, the socket's stream, ...), its body answered from the text read; the
+ * platform's own readers would find the stream consumed. It implements the platform's public HttpServerRequest
+ * interface by delegation and is provided to the API's app only (src/App.ts): the server still writes the
+ * response through the request it made.
+ */
+class BodyReadRequest extends Inspectable.Class implements HttpServerRequest.HttpServerRequest {
+  readonly [HttpServerRequest.TypeId]: HttpServerRequest.TypeId = HttpServerRequest.TypeId
+  readonly [HttpIncomingMessage.TypeId]: HttpIncomingMessage.TypeId = HttpIncomingMessage.TypeId
+  constructor(readonly request: HttpServerRequest.HttpServerRequest, readonly body: Body) {
+    super()
+  }
+  get source() {
+    return this.request.source
+  }
+  get url() {
+    return this.request.url
+  }
+  get originalUrl() {
+    return this.request.originalUrl
+  }
+  get method() {
+    return this.request.method
+  }
+  get headers() {
+    return this.request.headers
+  }
+  get cookies() {
+    return this.request.cookies
+  }
+  get remoteAddress() {
+    return this.request.remoteAddress
+  }
+  // Multipart bodies are never read here (their route reads them), so these are the server's, for completeness.
+  get multipart() {
+    return this.request.multipart
+  }
+  get multipartStream() {
+    return this.request.multipartStream
+  }
+  get upgrade() {
+    return this.request.upgrade
+  }
+  modify(options: { readonly url?: string; readonly headers?: Headers.Headers; readonly remoteAddress?: string }) {
+    return new BodyReadRequest(this.request.modify(options), this.body)
+  }
+  get text() {
+    return Effect.succeed(this.body.text)
+  }
+  /** The value the pre-checks parsed (an empty body is `null`, as the platform's Node request reads it). */
+  get json() {
+    return Effect.succeed(this.body.json)
+  }
+  get urlParamsBody(): Effect.Effect<UrlParams.UrlParams, HttpServerError.RequestError> {
+    return Effect.try({
+      try: () => UrlParams.fromInput(new URLSearchParams(this.body.text)),
+      catch: (cause) => new HttpServerError.RequestError({ request: this, reason: "Decode", cause })
+    })
+  }
+  get arrayBuffer() {
+    return Effect.sync(() => new TextEncoder().encode(this.body.text).buffer)
+  }
+  get stream() {
+    return Stream.sync(() => new TextEncoder().encode(this.body.text))
+  }
+  toJSON(): unknown {
+    return HttpIncomingMessage.inspect(this, { _id: "@effect/platform/HttpServerRequest", method: this.method, url: this.originalUrl })
+  }
 }
 
 /**
  * Reads a body up to `max` bytes, sent with a content-length (already checked against `max`) or chunked. The
  * platform's bounded reader destroys the request stream, and with it the socket, when the limit is passed, so the
  * client would see a reset instead of the 413; here the rest of an oversized body is discarded instead and the
- * answer closes the connection. A body within the limit is cached on the request, where `request.text` (and so the
- * handler) finds it.
+ * answer closes the connection.
  */
 const readBody = (request: HttpServerRequest.HttpServerRequest, max: number) =>
   Effect.async<Either.Either<string, "tooLarge" | "unreadable">>((resume) => {
@@ -219,11 +270,7 @@ const readBody = (request: HttpServerRequest.HttpServerRequest, max: number) =>
       raw.on("error", () => {})
       raw.resume()
     }
-    const onEnd = () => {
-      const text = Buffer.concat(chunks).toString("utf8")
-      cacheText(request, text)
-      settle(Either.right(text))
-    }
+    const onEnd = () => settle(Either.right(Buffer.concat(chunks).toString("utf8")))
     const onError = () => settle(Either.left("unreadable"))
     raw.on("data", onData)
     raw.once("end", onEnd)
@@ -268,57 +315,63 @@ const precheckMultipart = (request: HttpServerRequest.HttpServerRequest, mediaTy
   })
 }
 
+/** The pre-checks' verdict: a refusal (left), or the body read for the API, if one was (right). */
+type Precheck = Either.Either<Body | undefined, Rejection>
+
+const passed: Precheck = Either.right(undefined)
+
+const refusedBy = (rejection: Option.Option<Rejection>): Precheck =>
+  Option.isSome(rejection) ? Either.left(rejection.value) : passed
+
 const precheckBody = (
   request: HttpServerRequest.HttpServerRequest,
   path: string,
   routes: RouteTable,
   maxJsonBodyBytes: number
 ) =>
-  Effect.gen(function*(): Effect.fn.Return<Option.Option<Rejection>> {
+  Effect.gen(function*(): Effect.fn.Return<Precheck> {
     // An unknown path or a wrong method is left to the router (404, 405), whatever the request carries.
-    if (!routes.allowedMethods(path).includes(request.method)) return Option.none<Rejection>()
+    if (!routes.allowedMethods(path).includes(request.method)) return passed
     const refusedUrl = precheckUrl(request, path, routes)
-    if (Option.isSome(refusedUrl)) return refusedUrl
-    if (!bodyMethods.has(request.method)) return Option.none<Rejection>()
+    if (Option.isSome(refusedUrl)) return Either.left(refusedUrl.value)
+    if (!bodyMethods.has(request.method)) return passed
     const mediaType = (request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase()
     const declared = Number(request.headers["content-length"] ?? "0")
     const hasBody = declared > 0 || request.headers["transfer-encoding"] !== undefined
-    if (routes.takesMultipart(request.method, path)) return precheckMultipart(request, mediaType, hasBody)
+    if (routes.takesMultipart(request.method, path)) return refusedBy(precheckMultipart(request, mediaType, hasBody))
     // Every other route takes JSON only: any other declared type is refused before a byte of the body is read
     // (a multipart body would otherwise be parsed, even spooled to disk, past MAX_JSON_BODY_BYTES).
-    const unsupported = (): Option.Option<Rejection> =>
-      Option.some({ status: 415, message: `Content-Type must be application/json${mediaType ? `, got ${mediaType}` : ""}` })
+    const unsupported = (): Precheck =>
+      Either.left({ status: 415, message: `Content-Type must be application/json${mediaType ? `, got ${mediaType}` : ""}` })
     if (mediaType !== "" && mediaType !== "application/json") return unsupported()
     if (!hasBody) {
       // No body and no content type on a sandbox control reads as `{}`: a payload with only optional fields
       // decodes, one with a required field answers 400 naming it (the platform would decode `null` and refuse
       // every payload). Partner routes keep refusing an empty body.
-      if (mediaType === "" && sandboxControlPath.test(path)) cacheText(request, "{}")
-      return Option.none()
+      return mediaType === "" && sandboxControlPath.test(path) ? Either.right({ text: "{}", json: {} }) : passed
     }
     if (mediaType === "") return unsupported()
     const tooLarge = { status: 413, message: `Request body must be at most ${maxJsonBodyBytes} bytes` }
-    if (declared > maxJsonBodyBytes) return Option.some(tooLarge)
+    if (declared > maxJsonBodyBytes) return Either.left(tooLarge)
     // Read from the socket's stream directly, with or without a content-length (the platform's reader builds a
     // stream per body: ~20 effects per request).
     const text = yield* readBody(request, maxJsonBodyBytes)
     if (text._tag === "Left") {
-      return Option.some(
+      return Either.left(
         // Only a chunked body passes the limit here (a declared length was checked above, and node reads no more).
         text.left === "tooLarge"
           ? { ...tooLarge, headers: { connection: "close" } }
           : { status: 400, message: "Could not read the request body" }
       )
     }
-    if (text.right.trim() === "") {
-      // A whitespace-only body counts as an empty one (JSON.parse would fail on it later, logged as a defect).
-      cacheText(request, "")
-      return Option.none()
-    }
+    // A whitespace-only body counts as an empty one: `null`, as the platform reads an empty body (JSON.parse would
+    // fail on it, logged as a defect).
+    if (text.right.trim() === "") return Either.right({ text: "", json: null })
+    let json: unknown
     try {
-      JSON.parse(text.right)
+      json = JSON.parse(text.right)
     } catch (error) {
-      return Option.some({
+      return Either.left({
         status: 400,
         code: "MALFORMED_JSON",
         message: `Request body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`
@@ -326,16 +379,16 @@ const precheckBody = (
     }
     // Before any schema sees the value: nesting depth, exact numbers, control characters (JsonBody.ts).
     const problem = scanJson(text.right)
-    return problem === undefined ? Option.none() : Option.some(badRequest(problem.message))
+    return problem === undefined ? Either.right({ text: text.right, json }) : Either.left(badRequest(problem.message))
   })
 
 /**
- * The server middleware: request id, body pre-checks, the error envelope on every error response (whoever made
- * it), 405 for a known path with the wrong method, and one structured log line per request (never headers, so
- * never an API key).
+ * The middleware around the API's app (src/App.ts): request id, body pre-checks, the error envelope on every error
+ * response (whoever made it), 405 for a known path with the wrong method, and one structured log line per request
+ * (never headers, so never an API key).
  */
 export const makeHttpMiddleware = (options: { readonly maxJsonBodyBytes: number; readonly routes: RouteTable }) =>
-(app: HttpApp.Default): HttpApp.Default<never, ServiceClock> =>
+<E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | ServiceClock> =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const clock = yield* ServiceClock
@@ -390,18 +443,19 @@ export const makeHttpMiddleware = (options: { readonly maxJsonBodyBytes: number;
       const message = `No route for ${request.method} ${path}`
       return yield* finalize(errorResponse(errorBody({ status: 404, message, path, timestamp: yield* clock.now })))
     }
-    const rejected = yield* precheckBody(request, path, options.routes, options.maxJsonBodyBytes)
-    if (Option.isSome(rejected)) {
-      const { status, code, message, headers } = rejected.value
+    const checked = yield* precheckBody(request, path, options.routes, options.maxJsonBodyBytes)
+    if (Either.isLeft(checked)) {
+      const { status, code, message, headers } = checked.left
       return yield* finalize(errorResponse(errorBody({ status, code, message, path, timestamp: yield* clock.now }), headers))
     }
     yield* HttpApp.appendPreResponseHandler((_request, response) => finalize(response))
-    // A segment the router cannot route is routed as its well-formed text (`routableSegment`): the handler answers
-    // it. Responses, logs and the error envelope keep the original `path`.
+    // The request the API sees: the body read above, if any, and a URL the router can route — a segment it cannot
+    // is routed as its well-formed text (`routableSegment`), and the handler answers it. Responses, logs and the
+    // error envelope keep the original `path`.
+    let routedRequest = checked.right === undefined ? request : new BodyReadRequest(request, checked.right)
     const url = routableUrl(target)
-    const routed = url === request.url
-      ? app
-      : Effect.provideService(app, HttpServerRequest.HttpServerRequest, withCachedText(request, request.modify({ url })))
+    if (url !== request.url) routedRequest = routedRequest.modify({ url })
+    const routed = routedRequest === request ? app : Effect.provideService(app, HttpServerRequest.HttpServerRequest, routedRequest)
     return yield* routed.pipe(
       // No trace exporter is configured (src/App.ts): no spans for the handler's SQL statements either.
       Effect.withTracerEnabled(false),
@@ -411,4 +465,4 @@ export const makeHttpMiddleware = (options: { readonly maxJsonBodyBytes: number;
           : Effect.logError("request failed", cause).pipe(Effect.annotateLogs({ requestId, path }))
       )
     )
-  }) as HttpApp.Default<never, ServiceClock>
+  })
