@@ -37,8 +37,8 @@ import * as Kyc from "./kyc/Kyc.js"
 import * as Simulators from "../simulators/Simulators.js"
 import * as UnavailableRails from "./rails/Unavailable.js"
 import * as Partners from "./partners/Partners.js"
-import * as CustomerActors from "./ledger/CustomerActors.js"
 import { LedgerHttp, SandboxLedgerHttp } from "./ledger/Http.js"
+import * as CustomerActors from "./ledger/CustomerActors.js"
 import * as Idempotency from "./ledger/Idempotency.js"
 import * as Ledger from "./ledger/Ledger.js"
 import * as LedgerReads from "./ledger/LedgerReads.js"
@@ -56,6 +56,8 @@ import * as WebhookSender from "./webhooks/WebhookSender.js"
 import { BankAccountsHttp } from "./bankaccounts/Http.js"
 import { WithdrawalsHttp } from "./withdrawals/Http.js"
 import * as Withdrawals from "./withdrawals/Withdrawals.js"
+import * as BankAccounts from "./bankaccounts/BankAccounts.js"
+import * as FollowWithdrawals from "./globalsend/FollowWithdrawals.js"
 
 /**
  * Which adapters the rails get. Sandbox mode: the simulators. Production mode: no live adapter exists yet, so every
@@ -83,52 +85,59 @@ export type DatabaseLayer = Layer.Layer<PgClient.PgClient | SqlClient.SqlClient,
  * Domain services over a database. Wired here and nowhere else: this is the one place that chooses the rails'
  * adapters (the simulators of simulators/, the only import of that folder in src/). `clock` defaults to the
  * wall-clock service clock; the scenario runner passes `ServiceClock.layerFixed(...)` for replayable readings.
+ *
+ * Two levels, and no order to keep by hand inside either:
+ * - the ports — the migrated database, ids, the clock, the event bus, the shutdown signal and the rails' adapters —
+ *   which have several implementations and are chosen here;
+ * - the services (`Effect.Service`s), each declaring its own dependencies: the list below names the ones the
+ *   handlers, the daemons, the rails' answers and the tools over a running app (the ledger harness, ledger-check,
+ *   the benchmarks) use. A layer named by several services is built once (layers are memoised by reference within
+ *   one build), so the order of the list carries no meaning.
+ * Reactions across modules are ports too: `SettledWithdrawals` (a settled withdrawal moves its domestic global send,
+ * src/globalsend/FollowWithdrawals.ts) and `OperationSources` (the rails' pending operations).
  */
 export const makeServicesLayer = (database: DatabaseLayer, ids: Layer.Layer<Ids.Ids> = Ids.layer, clockLayer: ServiceClock.ClockLayer = ServiceClock.layer) => {
-  const foundation = Layer.mergeAll(
-    Database.MigrationsLayer.pipe(Layer.provideMerge(database)),
-    Keys.layer,
-    ids,
-    EventBusLayer,
-    ShutdownLayer
-  )
+  const foundation = Layer.mergeAll(Database.MigrationsLayer.pipe(Layer.provideMerge(database)), ids, EventBusLayer, ShutdownLayer)
   const clock = clockLayer.pipe(Layer.provideMerge(foundation))
-  const infrastructure = Layer.mergeAll(OutboxLayer, CursorsLayer, Jobs.layer, Caches.layer).pipe(
-    Layer.provideMerge(clock)
-  )
-  // Rail adapters: the domain calls them, so they come first.
-  const rails = railsLayer.pipe(Layer.provideMerge(infrastructure))
-  // Domain services, each resource's layer added here; a layer that needs another goes in a later tier.
-  const tier1 = Layer.mergeAll(
-    Partners.layer,
-    Customers.layer,
+  // The services the ports' adapters (the simulators' jobs), the handlers and the operator commands use directly.
+  const infrastructure = Layer.mergeAll(OutboxLayer, Keys.layer, CursorsLayer, Caches.layer, Jobs.layer).pipe(Layer.provideMerge(clock))
+  const ports = railsLayer.pipe(Layer.provideMerge(infrastructure))
+  const services = Layer.mergeAll(
     Ledger.layer,
-    Idempotency.layer,
     CustomerActors.layer,
+    Idempotency.layer,
+    Partners.layer,
+    PartnerConsole.layer,
+    Customers.layer,
+    Kyc.layer,
+    KycDocuments.layer,
+    LedgerReads.layer,
+    Funding.layer,
+    BankAccounts.layer,
+    Withdrawals.layer,
+    Trading.layer,
+    Sends.layer,
+    International.layer,
+    Enrolments.layer,
+    GlobalSends.layer,
+    Webhooks.layer,
+    WebhookSender.layer,
+    WebhookDispatcher.layer,
     Jobs.daemonLayer,
-    WebhookSender.layer
-  ).pipe(Layer.provideMerge(rails))
-  const tier2 = Layer.mergeAll(Kyc.layer.pipe(Layer.provideMerge(KycDocuments.layer)), LedgerReads.layer, Webhooks.layer, WebhookDispatcher.layer, ClockAdvance.layer, Withdrawals.moduleLayer, Trading.layer, International.layer).pipe(Layer.provideMerge(tier1))
-  // Funding gates an NGN virtual account on KYC Tier 1 (Kyc.tierStatus).
-  // International enrolment writes tier 3's KYC records (Kyc) and reads the uploads (KycDocuments).
-  const tier3 = Layer.mergeAll(Funding.layer, Enrolments.layer).pipe(Layer.provideMerge(tier2))
-  // Sends refuse a customer's own deposit addresses (Deposits.isOwnAddress).
-  // Global sends gate on the enrolments (Enrolments.groupStatus) and pay domestic sends as withdrawals.
-  const tier4 = Layer.mergeAll(Sends.layer, GlobalSends.layer, PartnerConsole.layer).pipe(Layer.provideMerge(tier3))
-  // The rails' answers call the domain's settlement entry points, so they come last.
-  return Layer.mergeAll(outcomesLayer, pendingOperationsLayer).pipe(Layer.provideMerge(tier4))
+    ClockAdvance.layer
+  ).pipe(Layer.provideMerge(FollowWithdrawals.layer))
+  // The rails' answers (the simulators' outcome jobs) call the services' settlement entry points.
+  return Layer.mergeAll(outcomesLayer, pendingOperationsLayer).pipe(Layer.provideMerge(services), Layer.provideMerge(ports))
 }
 
 /**
- * What the operator commands need (`service partner-kyb`): the database with its migrations, the service clock, the
- * outbox and the caches (an approval reaches a running server through LISTEN/NOTIFY) and the partners — no job
- * daemons, no webhook dispatcher, no rails.
+ * What the operator commands need (`service partner-kyb`): the database with its migrations, the service clock and
+ * the partners (with the outbox and the caches they declare: an approval reaches a running server through
+ * LISTEN/NOTIFY) — no job daemons, no webhook dispatcher, no rails.
  */
 export const makeOperatorLayer = (database: DatabaseLayer) => {
-  const foundation = Layer.mergeAll(Database.MigrationsLayer.pipe(Layer.provideMerge(database)), Keys.layer, Ids.layer, EventBusLayer)
-  const clock = ServiceClock.layer.pipe(Layer.provideMerge(foundation))
-  const infrastructure = Layer.mergeAll(OutboxLayer, Caches.layer).pipe(Layer.provideMerge(clock))
-  return Partners.layer.pipe(Layer.provideMerge(infrastructure))
+  const foundation = Layer.mergeAll(Database.MigrationsLayer.pipe(Layer.provideMerge(database)), Ids.layer, EventBusLayer)
+  return Partners.layer.pipe(Layer.provideMerge(ServiceClock.layer.pipe(Layer.provideMerge(foundation))))
 }
 
 /** Handlers of the partner-facing groups (served in both modes). */

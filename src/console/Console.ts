@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { Keys } from "../crypto/Keys.js"
 import { Partners } from "../partners/Partners.js"
+import { Webhooks } from "../webhooks/Webhooks.js"
 import * as ApiKeys from "./ApiKeys.js"
 import * as Company from "./Company.js"
 import * as ConsoleRepo from "./ConsoleRepo.js"
@@ -43,7 +44,7 @@ export class Console extends Effect.Service<Console>()("Console", {
       updateWebhook: webhooks.updateWebhook
     } as const
   }),
-  dependencies: [Partners.Default, Keys.Default]
+  dependencies: [Partners.Default, Keys.Default, Webhooks.Default]
 }) {}
 
 export const layer = Console.Default

@@ -1,4 +1,4 @@
-import { Effect, Layer, Option } from "effect"
+import { Effect, Option } from "effect"
 import { BankAccounts } from "../bankaccounts/BankAccounts.js"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { AppConfig } from "../config/AppConfig.js"
@@ -25,7 +25,6 @@ import { defaultWithdrawalFees, describeFee, type FeeSplit, minimumRequest, spli
 import * as Settlement from "./Settlement.js"
 import { eventData, toWithdrawal } from "./View.js"
 import * as WithdrawalsRepo from "./WithdrawalsRepo.js"
-import * as FollowWithdrawals from "../globalsend/FollowWithdrawals.js"
 import { isUuid } from "../ids/Ids.js"
 import type { CreatedPageQuery } from "../db/Rows.js"
 
@@ -276,9 +275,3 @@ export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
 /** Withdrawals alone: requires the `SettledWithdrawals` port (src/globalsend/FollowWithdrawals.ts implements it). */
 export const layer = Withdrawals.Default
 
-/**
- * Saved bank accounts and withdrawals, wired together (withdrawals pay to the saved default account), with the
- * domestic global send following their settlement (`SettledWithdrawals`, kept in the output for the layers that
- * build Withdrawals again, e.g. GlobalSends' dependencies; memoized, so one instance of each).
- */
-export const moduleLayer = Layer.mergeAll(layer, BankAccounts.Default).pipe(Layer.provideMerge(FollowWithdrawals.layer))
