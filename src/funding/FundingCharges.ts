@@ -67,22 +67,17 @@ export interface EftOutcome {
 }
 
 /**
- * One-off funding charges: a bank transfer to a one-off account (or, for ZAR, an instant EFT through a redirect)
- * that credits the customer once paid. A charge expires after `chargeLifetimeSeconds` (its expiry job); the bank
- * rail reports the payment through `settle`, the EFT page through `eftPage` and `eftDecide`.
+ * The steps FundingCharges' commands share: opening a charge (its one-off account or EFT redirect, expiry job and
+ * the bank's notice), and paying, cancelling or expiring a charge in its customer's command.
  */
-export class FundingCharges extends Effect.Service<FundingCharges>()("FundingCharges", {
-  effect: Effect.gen(function*() {
-    const repo = yield* FundingRepo.make
+const makeSteps = (repo: FundingRepo.FundingRepo) =>
+  Effect.gen(function*() {
     const clock = yield* ServiceClock
     const ids = yield* Ids
     const outbox = yield* Outbox
     const ledger = yield* Ledger
-    const actors = yield* CustomerActors
-    const idempotency = yield* Idempotency
     const jobs = yield* Jobs
     const bank = yield* Bank
-    const cursors = yield* Cursors
     const partners = yield* Partners
 
     const narration = Effect.map(ids.bytes(10), (bytes) =>
@@ -163,55 +158,6 @@ export class FundingCharges extends Effect.Service<FundingCharges>()("FundingCha
         yield* bank.collectionOpened({ partnerId: customer.partnerId, customerId: customer.id, chargeId: id, expiresAt: charge.expiresAt })
         return yield* load(id)
       })
-
-    /**
-     * Opens a charge for the customer (idempotent by `reference`). `eftBaseUrl` is where the EFT page is
-     * (`<PUBLIC_BASE_URL>/api/v1/sandbox/eft`); null when there is none (production).
-     */
-    const create = Effect.fn("FundingCharges.create")((
-      partnerId: string,
-      customerId: string,
-      input: { readonly amount: number; readonly reference?: string | undefined },
-      eftBaseUrl: string | null
-    ) =>
-      actors.run(partnerId, customerId, (customer) =>
-        Effect.gen(function*() {
-          const currency = customer.currency
-          const parsed = parseAmount(currency, input.amount)
-          if (!parsed.ok) return yield* new BadRequest({ message: `amount: ${describeAmountProblem(parsed.problem, currency)}` })
-          const reference = input.reference ?? (yield* idempotency.generate)
-          return yield* idempotency.once(
-            { partnerId, endpoint: chargeEndpoint, reference, customerId: customer.id },
-            (id) => createNew(customer, id, reference, parsed.minor, eftBaseUrl),
-            load
-          )
-        }).pipe(Effect.catchTag("SqlError", Effect.die)))
-    )
-
-    const list = Effect.fn("FundingCharges.list")(
-      function*(customer: CustomerRow, page: PageRequest) {
-        const now = yield* clock.now
-        const result = yield* paginate(
-          { list: "funding_charges", partnerId: customer.partnerId, customerId: customer.id },
-          page,
-          ({ beforeSeq, limit }) => repo.chargesPage(customer.id, beforeSeq, limit),
-          (row) => String(row.seq)
-        )
-        return { items: result.items.map((row) => toCharge(row, now)), nextCursor: result.nextCursor }
-      },
-      Effect.provideService(Cursors, cursors),
-      Effect.catchTag("SqlError", Effect.die)
-    )
-
-    const get = Effect.fn("FundingCharges.get")(
-      function*(customer: CustomerRow, chargeId: string) {
-        if (!isUuid(chargeId)) return yield* FundingChargeNotFound.standard()
-        const row = yield* repo.charge(chargeId.toLowerCase())
-        if (Option.isNone(row) || row.value.customerId !== customer.id) return yield* FundingChargeNotFound.standard()
-        return toCharge(row.value, yield* clock.now)
-      },
-      Effect.catchTag("SqlError", Effect.die)
-    )
 
     /** Why a charge cannot take money now, or undefined when it can. */
     const refusal = (row: FundingRepo.ChargeRow, now: Date): FundingChargeNotPending | undefined => {
@@ -294,19 +240,6 @@ export class FundingCharges extends Effect.Service<FundingCharges>()("FundingCha
         return yield* markPaid(row, minor)
       }).pipe(Effect.catchTag("SqlError", Effect.die))
 
-    /**
-     * The bank rail's entry point for a charge's payment: the payer's money arrived (the whole amount unless
-     * `amount` says otherwise), from a simulator job, the sandbox control or a live bank's callback.
-     */
-    const settle = Effect.fn("FundingCharges.settle")(
-      function*(partnerId: string, chargeId: string, amount: number | undefined) {
-        const found = yield* ownedByPartner(partnerId, chargeId)
-        const result = yield* actors.run(partnerId, found.customerId, () => payLocked(found.id, amount))
-        return result
-      },
-      Effect.catchTag("CustomerForbidden", Effect.die)
-    )
-
     const byToken = (token: string) =>
       Effect.gen(function*() {
         if (!tokenPattern.test(token)) return yield* FundingChargeNotFound.standard()
@@ -314,16 +247,6 @@ export class FundingCharges extends Effect.Service<FundingCharges>()("FundingCha
         if (Option.isNone(row)) return yield* FundingChargeNotFound.standard()
         return row.value
       }).pipe(Effect.catchTag("SqlError", Effect.die))
-
-    /** The EFT page: the charge behind a redirect token. */
-    const eftPage = Effect.fn("FundingCharges.eftPage")(function*(token: string) {
-      const row = yield* byToken(token)
-      return {
-        charge: toCharge(row, yield* clock.now),
-        partnerName: yield* partners.name(row.partnerId),
-        notice: null
-      }
-    })
 
     /** The customer's choice on the EFT page, applied to the locked charge (a closed one only gets a notice). */
     const decideLocked = (chargeId: string, partnerName: string, action: "authorize" | "cancel") =>
@@ -339,6 +262,97 @@ export class FundingCharges extends Effect.Service<FundingCharges>()("FundingCha
           notice: action === "authorize" ? "Payment authorised. You can close this page." : "Payment cancelled."
         }
       }).pipe(Effect.catchTag("SqlError", Effect.die))
+
+    return { load, createNew, close, ownedByPartner, payLocked, byToken, decideLocked } as const
+  })
+
+/**
+ * One-off funding charges: a bank transfer to a one-off account (or, for ZAR, an instant EFT through a redirect)
+ * that credits the customer once paid. A charge expires after `chargeLifetimeSeconds` (its expiry job); the bank
+ * rail reports the payment through `settle`, the EFT page through `eftPage` and `eftDecide`.
+ */
+export class FundingCharges extends Effect.Service<FundingCharges>()("FundingCharges", {
+  effect: Effect.gen(function*() {
+    const repo = yield* FundingRepo.make
+    const clock = yield* ServiceClock
+    const actors = yield* CustomerActors
+    const idempotency = yield* Idempotency
+    const jobs = yield* Jobs
+    const cursors = yield* Cursors
+    const partners = yield* Partners
+    const { byToken, close, createNew, decideLocked, load, ownedByPartner, payLocked } = yield* makeSteps(repo)
+
+    /**
+     * Opens a charge for the customer (idempotent by `reference`). `eftBaseUrl` is where the EFT page is
+     * (`<PUBLIC_BASE_URL>/api/v1/sandbox/eft`); null when there is none (production).
+     */
+    const create = Effect.fn("FundingCharges.create")((
+      partnerId: string,
+      customerId: string,
+      input: { readonly amount: number; readonly reference?: string | undefined },
+      eftBaseUrl: string | null
+    ) =>
+      actors.run(partnerId, customerId, (customer) =>
+        Effect.gen(function*() {
+          const currency = customer.currency
+          const parsed = parseAmount(currency, input.amount)
+          if (!parsed.ok) return yield* new BadRequest({ message: `amount: ${describeAmountProblem(parsed.problem, currency)}` })
+          const reference = input.reference ?? (yield* idempotency.generate)
+          return yield* idempotency.once(
+            { partnerId, endpoint: chargeEndpoint, reference, customerId: customer.id },
+            (id) => createNew(customer, id, reference, parsed.minor, eftBaseUrl),
+            load
+          )
+        }).pipe(Effect.catchTag("SqlError", Effect.die)))
+    )
+
+    const list = Effect.fn("FundingCharges.list")(
+      function*(customer: CustomerRow, page: PageRequest) {
+        const now = yield* clock.now
+        const result = yield* paginate(
+          { list: "funding_charges", partnerId: customer.partnerId, customerId: customer.id },
+          page,
+          ({ beforeSeq, limit }) => repo.chargesPage(customer.id, beforeSeq, limit),
+          (row) => String(row.seq)
+        )
+        return { items: result.items.map((row) => toCharge(row, now)), nextCursor: result.nextCursor }
+      },
+      Effect.provideService(Cursors, cursors),
+      Effect.catchTag("SqlError", Effect.die)
+    )
+
+    const get = Effect.fn("FundingCharges.get")(
+      function*(customer: CustomerRow, chargeId: string) {
+        if (!isUuid(chargeId)) return yield* FundingChargeNotFound.standard()
+        const row = yield* repo.charge(chargeId.toLowerCase())
+        if (Option.isNone(row) || row.value.customerId !== customer.id) return yield* FundingChargeNotFound.standard()
+        return toCharge(row.value, yield* clock.now)
+      },
+      Effect.catchTag("SqlError", Effect.die)
+    )
+
+    /**
+     * The bank rail's entry point for a charge's payment: the payer's money arrived (the whole amount unless
+     * `amount` says otherwise), from a simulator job, the sandbox control or a live bank's callback.
+     */
+    const settle = Effect.fn("FundingCharges.settle")(
+      function*(partnerId: string, chargeId: string, amount: number | undefined) {
+        const found = yield* ownedByPartner(partnerId, chargeId)
+        const result = yield* actors.run(partnerId, found.customerId, () => payLocked(found.id, amount))
+        return result
+      },
+      Effect.catchTag("CustomerForbidden", Effect.die)
+    )
+
+    /** The EFT page: the charge behind a redirect token. */
+    const eftPage = Effect.fn("FundingCharges.eftPage")(function*(token: string) {
+      const row = yield* byToken(token)
+      return {
+        charge: toCharge(row, yield* clock.now),
+        partnerName: yield* partners.name(row.partnerId),
+        notice: null
+      }
+    })
 
     /** The customer's choice on the EFT page. */
     const eftDecide = Effect.fn("FundingCharges.eftDecide")(

@@ -2,18 +2,15 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { Customers } from "../customers/Customers.js"
-import type { CustomerRow } from "../customers/CustomersRepo.js"
 import type { CreatedPageQuery } from "../db/Rows.js"
 import { Outbox } from "../events/Events.js"
-import { BadRequest, NotFound } from "../api/ApiError.js"
-import { Ids, isUuid } from "../ids/Ids.js"
 import { CustomerActors } from "../ledger/CustomerActors.js"
-import { type DocumentCheckVerdict, Identity } from "../rails/Identity.js"
-import { type KycItem, KycNotAwaitingDecision, type KycStatus, type RecordStatus, type Tier2Body } from "./Api.js"
-import { Documents, type StoredDocument } from "./Documents.js"
+import type { KycItem, KycStatus, RecordStatus } from "./Api.js"
+import { Documents } from "./Documents.js"
 import * as KycRepo from "./KycRepo.js"
+import * as KycReverifications from "./KycReverifications.js"
 import * as KycSteps from "./KycSteps.js"
-import { type Tier1Verdict, tier1Verdict } from "./KycRules.js"
+import * as KycSubmissions from "./KycSubmissions.js"
 import { summarise, toRecord, toReverification } from "./KycViews.js"
 import * as Tier3Records from "./Tier3Records.js"
 
@@ -30,167 +27,11 @@ export class Kyc extends Effect.Service<Kyc>()("Kyc", {
     const sql = yield* SqlClient.SqlClient
     const outbox = yield* Outbox
     const clock = yield* ServiceClock
-    const ids = yield* Ids
     const customers = yield* Customers
-    const identity = yield* Identity
     const steps = yield* KycSteps.make(repo)
-    const { applyDecision, checkEligible, command, satisfyReverification } = steps
     const tier3 = Tier3Records.make(repo, outbox, clock)
-
-    /** Tier 1's record with the registries' verdict, in the customer's actor (eligibility checked again there). */
-    const recordTier1 = (
-      partnerId: string,
-      customerId: string,
-      input: { readonly bvn: string; readonly nin: string },
-      verdict: Tier1Verdict
-    ) =>
-      command(partnerId, customerId, () =>
-        Effect.gen(function*() {
-          yield* checkEligible(customerId, 1)
-          const now = yield* clock.now
-          const row = yield* repo.insertRecord({
-            id: yield* ids.uuid,
-            partnerId,
-            customerId,
-            level: 1,
-            status: verdict.status,
-            idType: "BVN",
-            details: { bvn: KycSteps.mask(input.bvn), nin: KycSteps.mask(input.nin) },
-            reviewReason: verdict.reason,
-            rejectionReason: null,
-            decidedBy: "registry",
-            createdAt: now,
-            updatedAt: now
-          })
-          if (verdict.status === "APPROVED") yield* customers.markVerified(customerId, now)
-          yield* steps.statusEvent(row, verdict.reason)
-          yield* satisfyReverification(customerId, 1)
-          return { status: row.status, record: toRecord(row) }
-        }))
-
-    /** Tier 1: the BVN and NIN looked up in the registries (outside any transaction), then the record. */
-    const submitTier1 = Effect.fn("Kyc.submitTier1")(
-      function*(partnerId: string, customerId: string, input: { readonly bvn: string; readonly nin: string }) {
-        const customer = yield* customers.getOwned(partnerId, customerId)
-        yield* checkEligible(customer.id, 1).pipe(Effect.catchTag("SqlError", Effect.die))
-        const profile = { firstName: customer.firstName, lastName: customer.lastName, middleName: customer.middleName }
-        const verdict = tier1Verdict(profile, yield* steps.lookupRegistries(input, profile))
-        return yield* recordTier1(partnerId, customer.id, input, verdict)
-      },
-      // Tier 1 has no previous tier.
-      Effect.catchTag("KycPreviousTierNotApproved", Effect.die)
-    )
-
-    /** Tier 2's PENDING record, in the customer's actor, and the identity rail's document check it awaits. */
-    const recordTier2 = (
-      partnerId: string,
-      customerId: string,
-      input: Tier2Body,
-      uploads: { readonly front: StoredDocument; readonly back: StoredDocument | null; readonly selfie: StoredDocument }
-    ) =>
-      command(partnerId, customerId, () =>
-        Effect.gen(function*() {
-          yield* checkEligible(customerId, 2)
-          const { back, front, selfie } = uploads
-          const now = yield* clock.now
-          const row = yield* repo.insertRecord({
-            id: yield* ids.uuid,
-            partnerId,
-            customerId,
-            level: 2,
-            status: "PENDING",
-            idType: input.idDocument.type,
-            details: {
-              idDocument: {
-                type: input.idDocument.type,
-                number: input.idDocument.number,
-                frontDocumentId: front.id,
-                backDocumentId: back?.id ?? null
-              },
-              selfieDocumentId: selfie.id
-            },
-            reviewReason: null,
-            rejectionReason: null,
-            decidedBy: null,
-            createdAt: now,
-            updatedAt: now
-          })
-          yield* identity.submitDocumentCheck({
-            partnerId,
-            customerId,
-            checkId: row.id,
-            idType: input.idDocument.type,
-            idNumber: input.idDocument.number,
-            frontDocumentId: front.id,
-            backDocumentId: back?.id ?? null,
-            selfieDocumentId: selfie.id
-          })
-          yield* satisfyReverification(customerId, 2)
-          return { status: row.status, record: toRecord(row) }
-        }))
-
-    /** Tier 2: the ID document and the selfie (uploads of this customer), sent to the identity rail's check. */
-    const submitTier2 = Effect.fn("Kyc.submitTier2")(function*(partnerId: string, customerId: string, input: Tier2Body) {
-      const customer = yield* customers.getOwned(partnerId, customerId)
-      yield* checkEligible(customer.id, 2).pipe(Effect.catchTag("SqlError", Effect.die))
-      const front = yield* steps.documentOf(customer.id, input.idDocument.frontUrl, "idDocument.frontUrl", false)
-      const back = input.idDocument.backUrl === undefined
-        ? null
-        : yield* steps.documentOf(customer.id, input.idDocument.backUrl, "idDocument.backUrl", false)
-      const selfie = yield* steps.documentOf(customer.id, input.selfieUrl, "selfieUrl", true)
-      return yield* recordTier2(partnerId, customer.id, input, { front, back, selfie })
-    })
-
-    /**
-     * The identity rail's verdict on a Tier 2 document check (`checkId` is the KYC record's id): the one entry point
-     * for it, from a simulator job or a live provider's callback. A record decided meanwhile (a reviewer was faster)
-     * is left as it is: the verdict has nothing left to decide.
-     */
-    const settleDocumentCheck = Effect.fn("Kyc.settleDocumentCheck")(
-      function*(partnerId: string, checkId: string, verdict: DocumentCheckVerdict) {
-        const notFound = new NotFound({ message: "No document check with this id" })
-        if (!isUuid(checkId)) return yield* notFound
-        const record = yield* repo.findPartnerRecord(partnerId, checkId.toLowerCase()).pipe(Effect.orDie)
-        if (Option.isNone(record) || record.value.level !== 2) return yield* notFound
-        const found = record.value
-        yield* command(partnerId, found.customerId, () =>
-          Effect.gen(function*() {
-            const row = Option.getOrUndefined(yield* repo.findLockedRecord(found.id))
-            if (row === undefined || row.status !== "PENDING") return
-            const status = verdict._tag === "Pass" ? "APPROVED" : verdict._tag === "Review" ? "REVIEW" : "REJECTED"
-            yield* applyDecision(row, status, verdict._tag === "Pass" ? null : verdict.reason, "rail")
-          })).pipe(Effect.catchTag("CustomerForbidden", () => Effect.dieMessage("kyc: a record's customer vanished")))
-      }
-    )
-
-    /** A reviewer's decision on the newest Tier 1 or Tier 2 record awaiting one (PENDING or REVIEW). */
-    const decide = Effect.fn("Kyc.decide")(function*(
-      partnerId: string,
-      customerId: string,
-      level: number,
-      decision: { readonly status: "APPROVED" | "REJECTED"; readonly reason?: string | undefined }
-    ) {
-      if (level === 3) {
-        // Tier 3 follows the payout partners' decisions per destination group (src/international/Enrolments.ts).
-        return yield* new KycNotAwaitingDecision({
-          message: "Tier 3 is decided by the payout partners per destination group: use " +
-            "POST /sandbox/customers/{customerId}/international/{group}/approve, .../review, .../reject or .../refuse"
-        })
-      }
-      if (decision.status === "REJECTED" && decision.reason === undefined) {
-        return yield* new BadRequest({ message: "reason: is required when status is REJECTED" })
-      }
-      return yield* command(partnerId, customerId, (customer) =>
-        Effect.gen(function*() {
-          const row = Option.getOrUndefined(yield* repo.findLatestRecord(customer.id, level, true))
-          if (row === undefined || (row.status !== "PENDING" && row.status !== "REVIEW")) {
-            return yield* new KycNotAwaitingDecision({
-              message: `Tier ${level} has no submission awaiting a decision (status ${row?.status ?? "NOT_STARTED"})`
-            })
-          }
-          return toRecord(yield* applyDecision(row, decision.status, decision.reason ?? null, "reviewer"))
-        }))
-    })
+    const { decide, settleDocumentCheck, submitTier1, submitTier2 } = yield* KycSubmissions.make(repo, steps)
+    const { requestReverification, satisfyReverificationOf } = yield* KycReverifications.make(repo, steps)
 
     /** The customer's KYC records, every tier. */
     const records = Effect.fn("Kyc.records")(function*(partnerId: string, customerId: string) {
@@ -215,51 +56,6 @@ export class Kyc extends Effect.Service<Kyc>()("Kyc", {
       })).pipe(Effect.orDie)
       return summarise(rows, open)
     })
-
-    /** A new re-verification request (it replaces an open one) and its event. */
-    const openReverification = (
-      partnerId: string,
-      customer: CustomerRow,
-      items: ReadonlyArray<KycItem>,
-      message: string
-    ) =>
-      Effect.gen(function*() {
-        const now = yield* clock.now
-        // A new request replaces an open one: compliance restates everything it still needs.
-        yield* repo.supersedeReverification(customer.id, now)
-        const row = yield* repo.insertReverification({
-          id: yield* ids.uuid,
-          partnerId,
-          customerId: customer.id,
-          items,
-          outstanding: items,
-          message,
-          createdAt: now
-        })
-        yield* outbox.record({
-          partnerId,
-          customerId: customer.id,
-          type: "kyc.reverification_requested",
-          data: { customerId: customer.id, items, message }
-        })
-        return toReverification(row)
-      })
-
-    /** Asks the customer to re-submit these items (each item once). */
-    const requestReverification = Effect.fn("Kyc.requestReverification")(
-      (partnerId: string, customerId: string, input: { readonly items: ReadonlyArray<KycItem>; readonly message: string }) => {
-        const items = [...new Set(input.items)]
-        return command(partnerId, customerId, (customer) => openReverification(partnerId, customer, items, input.message))
-      }
-    )
-
-    /**
-     * For a later tier's submission, inside its transaction: marks the open re-verification's items of `level`
-     * as re-submitted (the request completes when none are left).
-     */
-    const satisfyReverificationOf = Effect.fn("Kyc.satisfyReverification")((customerId: string, level: Level) =>
-      satisfyReverification(customerId, level)
-    )
 
     /** The status of the customer's newest submission of a tier (NOT_STARTED when none): for other modules' gates. */
     const tierStatus = Effect.fn("Kyc.tierStatus")((customerId: string, level: Level) =>

@@ -59,15 +59,14 @@ const recordColumns = "id, seq, partner_id, customer_id, level, status, id_type,
 const documentColumns = "id, partner_id, customer_id, type, content_type, size_bytes, sha256, created_at"
 const reverificationColumns = "id, partner_id, customer_id, items, outstanding, message, status, created_at, closed_at"
 
-/** A row that does not decode (or a RETURNING without its row) is a broken invariant: a defect, not a typed error. */
-export const make = Effect.gen(function*() {
+const CustomerLock = Schema.Struct({ customerId: Schema.String, forUpdate: Schema.Boolean })
+const CustomerDocument = Schema.Struct({ customerId: Schema.String, id: Schema.String })
+
+/** The KYC records: each a submission of a tier and its decision. */
+const makeRecords = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const records = sql.literal(recordColumns)
-  const documents = sql.literal(documentColumns)
-  const reverifications = sql.literal(reverificationColumns)
   const forUpdate = (lock: boolean) => (lock ? sql`FOR UPDATE` : sql``)
-  const CustomerLock = Schema.Struct({ customerId: Schema.String, forUpdate: Schema.Boolean })
-  const CustomerDocument = Schema.Struct({ customerId: Schema.String, id: Schema.String })
 
   const insertRecord = SqlSchema.single({
     Request: NewKycRecordRow,
@@ -132,6 +131,33 @@ export const make = Effect.gen(function*() {
             SELECT 1 FROM kyc_records n WHERE n.customer_id = r.customer_id AND n.level = r.level AND n.seq > r.seq)
         ${createdPageOrder(sql, page, "r.")}`
   })
+
+  const findLatestRecord = (customerId: string, level: number, lock: boolean) =>
+    orDieOnRow(latestRecord({ customerId, level, forUpdate: lock }))
+  const findPartnerRecord = (partnerId: string, id: string) => orDieOnRow(partnerRecord({ partnerId, id }))
+  const findLockedRecord = (id: string) => orDieOnRow(lockRecord(id))
+
+  return {
+    insertRecord: (row: NewKycRecordRow) => orDieOnRow(insertRecord(row)),
+    /** Every submission of the customer, newest first. */
+    listRecords: (customerId: string) => orDieOnRow(listRecords(customerId)),
+    /** The newest submission of a tier, locked when `forUpdate`. */
+    findLatestRecord,
+    /** A partner's record by id (not locked): where a rail's verdict finds its customer. */
+    findPartnerRecord,
+    findLockedRecord,
+    /** The partner's tiers awaiting a decision: each the newest record of its tier, PENDING or REVIEW; newest first. */
+    awaitingDecision: (query: CreatedPageQuery) => orDieOnRow(awaitingDecision(createdPage(query))),
+    decideRecord: (decision: typeof decideRecord extends (request: infer I) => unknown ? I : never) =>
+      orDieOnRow(decideRecord(decision))
+  }
+})
+
+/** The uploaded documents of Tier 2 submissions. */
+const makeDocuments = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const documents = sql.literal(documentColumns)
+
   const insertDocument = SqlSchema.single({
     Request: DocumentContentRow,
     Result: DocumentRow,
@@ -153,6 +179,20 @@ export const make = Effect.gen(function*() {
     execute: ({ customerId, id }) =>
       sql`SELECT ${documents}, content FROM kyc_documents WHERE customer_id = ${customerId} AND id = ${id}`
   })
+
+  return {
+    insertDocument: (row: DocumentRow, content: Uint8Array) => orDieOnRow(insertDocument({ ...row, content })),
+    findDocument: (customerId: string, id: string) => orDieOnRow(findDocument({ customerId, id })),
+    documentContent: (customerId: string, id: string) => orDieOnRow(documentContent({ customerId, id }))
+  }
+})
+
+/** The re-verification requests of compliance. */
+const makeReverifications = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const reverifications = sql.literal(reverificationColumns)
+  const forUpdate = (lock: boolean) => (lock ? sql`FOR UPDATE` : sql``)
+
   const openReverification = SqlSchema.findOne({
     Request: CustomerLock,
     Result: ReverificationRow,
@@ -172,31 +212,10 @@ export const make = Effect.gen(function*() {
         RETURNING ${reverifications}`
   })
 
-  const findLatestRecord = (customerId: string, level: number, lock: boolean) =>
-    orDieOnRow(latestRecord({ customerId, level, forUpdate: lock }))
-  const findPartnerRecord = (partnerId: string, id: string) => orDieOnRow(partnerRecord({ partnerId, id }))
-  const findLockedRecord = (id: string) => orDieOnRow(lockRecord(id))
   const findOpenReverification = (customerId: string, lock: boolean) =>
     orDieOnRow(openReverification({ customerId, forUpdate: lock }))
 
   return {
-    insertRecord: (row: NewKycRecordRow) => orDieOnRow(insertRecord(row)),
-    /** Every submission of the customer, newest first. */
-    listRecords: (customerId: string) => orDieOnRow(listRecords(customerId)),
-    /** The newest submission of a tier, locked when `forUpdate`. */
-    findLatestRecord,
-    /** A partner's record by id (not locked): where a rail's verdict finds its customer. */
-    findPartnerRecord,
-    findLockedRecord,
-    /** The partner's tiers awaiting a decision: each the newest record of its tier, PENDING or REVIEW; newest first. */
-    awaitingDecision: (query: CreatedPageQuery) => orDieOnRow(awaitingDecision(createdPage(query))),
-    decideRecord: (decision: typeof decideRecord extends (request: infer I) => unknown ? I : never) =>
-      orDieOnRow(decideRecord(decision)),
-
-    insertDocument: (row: DocumentRow, content: Uint8Array) => orDieOnRow(insertDocument({ ...row, content })),
-    findDocument: (customerId: string, id: string) => orDieOnRow(findDocument({ customerId, id })),
-    documentContent: (customerId: string, id: string) => orDieOnRow(documentContent({ customerId, id })),
-
     /** The customer's open re-verification request, locked when `forUpdate`. */
     findOpenReverification,
     supersedeReverification: (customerId: string, at: Date) =>
@@ -207,9 +226,16 @@ export const make = Effect.gen(function*() {
         UPDATE kyc_reverifications SET outstanding = ${JSON.stringify(outstanding)}::jsonb,
                status = ${outstanding.length === 0 ? "COMPLETED" : "OPEN"},
                closed_at = ${outstanding.length === 0 ? at : null}
-        WHERE id = ${id}`,
-
+        WHERE id = ${id}`
   }
+})
+
+/** A row that does not decode (or a RETURNING without its row) is a broken invariant: a defect, not a typed error. */
+export const make = Effect.gen(function*() {
+  const records = yield* makeRecords
+  const documents = yield* makeDocuments
+  const reverifications = yield* makeReverifications
+  return { ...records, ...documents, ...reverifications }
 })
 
 export type KycRepo = Effect.Effect.Success<typeof make>

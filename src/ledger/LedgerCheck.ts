@@ -14,14 +14,11 @@ export interface LedgerReport {
   readonly violations: ReadonlyArray<string>
 }
 
-export const checkLedger: Effect.Effect<LedgerReport, never, SqlClient.SqlClient> = Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
-  const violations: Array<string> = []
-  const report = (label: string, rows: ReadonlyArray<Record<string, unknown>>) => {
-    for (const row of rows.slice(0, 20)) violations.push(`${label}: ${JSON.stringify(row)}`)
-    if (rows.length > 20) violations.push(`${label}: ... and ${rows.length - 20} more`)
-  }
+/** Records up to 20 rows of one violated invariant under its label. */
+type Report = (label: string, rows: ReadonlyArray<Record<string, unknown>>) => void
 
+/** The journal's invariants: transactions balance, entries match their accounts, cached balances within bounds. */
+const checkJournal = (sql: SqlClient.SqlClient, report: Report) => Effect.gen(function*() {
   report(
     "transaction does not balance",
     yield* sql`
@@ -63,6 +60,10 @@ export const checkLedger: Effect.Effect<LedgerReport, never, SqlClient.SqlClient
       WHERE a.kind <> 'house'
       GROUP BY a.customer_id, a.currency, m.maximum HAVING sum(a.balance) > m.maximum`)
   )
+})
+
+/** The reservations' invariants, and every money movement's outbox event and customer. */
+const checkReservations = (sql: SqlClient.SqlClient, report: Report) => Effect.gen(function*() {
   report(
     "reservation ended inconsistently",
     yield* sql`
@@ -99,10 +100,13 @@ export const checkLedger: Effect.Effect<LedgerReport, never, SqlClient.SqlClient
       SELECT r.id FROM ledger_reservations r JOIN ledger_transactions t ON t.id = r.reserve_transaction_id
       WHERE t.customer_id <> r.customer_id`
   )
+})
 
+/** How many rows the ledger's tables hold. */
+const countRows = (sql: SqlClient.SqlClient) => {
   // Violation rows above are free-form diagnostics (numbers cast to text so they print exactly); the counts decode.
   const Count = Schema.NumberFromString.pipe(Schema.int(), Schema.nonNegative())
-  const counts = yield* SqlSchema.single({
+  return SqlSchema.single({
     Request: Schema.Void,
     Result: Schema.Struct({ transactions: Count, entries: Count, accounts: Count, reservations: Count }),
     execute: () =>
@@ -112,5 +116,18 @@ export const checkLedger: Effect.Effect<LedgerReport, never, SqlClient.SqlClient
                (SELECT count(*) FROM ledger_accounts)::text AS accounts,
                (SELECT count(*) FROM ledger_reservations)::text AS reservations`
   })(undefined)
+}
+
+export const checkLedger: Effect.Effect<LedgerReport, never, SqlClient.SqlClient> = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const violations: Array<string> = []
+  const report = (label: string, rows: ReadonlyArray<Record<string, unknown>>) => {
+    for (const row of rows.slice(0, 20)) violations.push(`${label}: ${JSON.stringify(row)}`)
+    if (rows.length > 20) violations.push(`${label}: ... and ${rows.length - 20} more`)
+  }
+
+  yield* checkJournal(sql, report)
+  yield* checkReservations(sql, report)
+  const counts = yield* countRows(sql)
   return { ...counts, violations }
 }).pipe(Effect.orDie)

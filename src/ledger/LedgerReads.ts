@@ -22,14 +22,9 @@ import {
 
 export type { BalanceEntry, CustomerBalancesView, HeldBalanceEntry, LedgerEntryView, TransactionView } from "./LedgerViews.js"
 
-/**
- * Reads of a customer's money; they never go through the customer actor. The balance list always starts with
- * the customer's fiat currency (0 before any money arrives), then every other currency the customer has held.
- * `balance` is the available balance: money reserved for a send or withdrawal in flight is not in it.
- */
-export class LedgerReads extends Effect.Service<LedgerReads>()("LedgerReads", {
-  effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+/** The customer's balances: one customer's, and the partner's customers' page by page. */
+const makeBalances = (sql: SqlClient.SqlClient) =>
+  Effect.gen(function*() {
     const ledger = yield* Ledger
     const cursors = yield* Cursors
 
@@ -81,44 +76,6 @@ export class LedgerReads extends Effect.Service<LedgerReads>()("LedgerReads", {
         others.push({ currency: row.currency, balance: toNumber(row.currency, row.balance) })
       }
       return [{ currency: fiat, balance: toNumber(fiat, own?.balance ?? 0n) }, ...others] as ReadonlyArray<BalanceEntry>
-    })
-
-    const entryPage = SqlSchema.findAll({
-      Request: Schema.Struct({
-        customerId: Schema.String,
-        currency: Schema.UndefinedOr(AssetCode),
-        beforeSeq: Schema.UndefinedOr(Schema.String),
-        limit: Schema.Int
-      }),
-      Result: EntryRow,
-      execute: ({ beforeSeq, currency, customerId, limit }) =>
-        sql`
-          SELECT e.seq, e.id, e.amount, e.currency, e.balance_after, t.id AS transaction_id, t.reason, t.reference,
-                 t.resource_type, t.resource_id, t.created_at
-          FROM ledger_entries e
-          JOIN ledger_accounts a ON a.id = e.account_id
-          JOIN ledger_transactions t ON t.id = e.transaction_id
-          WHERE a.customer_id = ${customerId} AND a.kind = 'available'
-            ${currency === undefined ? sql`` : sql`AND a.currency = ${currency}`}
-            ${beforeSeq === undefined ? sql`` : sql`AND e.seq < ${beforeSeq}`}
-          ORDER BY e.seq DESC LIMIT ${limit}`
-    })
-
-    /** The customer's entries on available accounts, newest first, optionally of one currency. */
-    const entries = Effect.fn("LedgerReads.entries")((
-      customer: CustomerRow,
-      page: PageRequest & { readonly currency?: string | undefined }
-    ): Effect.Effect<Page<LedgerEntryView>, InvalidCursor> => {
-      const currency = page.currency !== undefined && isAsset(page.currency) ? page.currency : undefined
-      return paginate(
-        { list: "transactions", partnerId: customer.partnerId, customerId: customer.id, filters: { currency } },
-        page,
-        ({ beforeSeq, limit }) => entryPage({ customerId: customer.id, currency, beforeSeq, limit }).pipe(Effect.orDie),
-        (row) => String(row.seq)
-      ).pipe(
-        Effect.map((result) => ({ items: result.items.map(toEntryView), nextCursor: result.nextCursor })),
-        Effect.provideService(Cursors, cursors)
-      )
     })
 
     const customerBalancePage = SqlSchema.findAll({
@@ -178,6 +135,51 @@ export class LedgerReads extends Effect.Service<LedgerReads>()("LedgerReads", {
       )
     })
 
+    return { balances, ownedBalances, customerBalances } as const
+  })
+
+/** The customer's journal: its entries, and the transactions behind an event or of a resource. */
+const makeHistory = (sql: SqlClient.SqlClient) =>
+  Effect.gen(function*() {
+    const cursors = yield* Cursors
+
+    const entryPage = SqlSchema.findAll({
+      Request: Schema.Struct({
+        customerId: Schema.String,
+        currency: Schema.UndefinedOr(AssetCode),
+        beforeSeq: Schema.UndefinedOr(Schema.String),
+        limit: Schema.Int
+      }),
+      Result: EntryRow,
+      execute: ({ beforeSeq, currency, customerId, limit }) =>
+        sql`
+          SELECT e.seq, e.id, e.amount, e.currency, e.balance_after, t.id AS transaction_id, t.reason, t.reference,
+                 t.resource_type, t.resource_id, t.created_at
+          FROM ledger_entries e
+          JOIN ledger_accounts a ON a.id = e.account_id
+          JOIN ledger_transactions t ON t.id = e.transaction_id
+          WHERE a.customer_id = ${customerId} AND a.kind = 'available'
+            ${currency === undefined ? sql`` : sql`AND a.currency = ${currency}`}
+            ${beforeSeq === undefined ? sql`` : sql`AND e.seq < ${beforeSeq}`}
+          ORDER BY e.seq DESC LIMIT ${limit}`
+    })
+
+    /** The customer's entries on available accounts, newest first, optionally of one currency. */
+    const entries = Effect.fn("LedgerReads.entries")((
+      customer: CustomerRow,
+      page: PageRequest & { readonly currency?: string | undefined }
+    ): Effect.Effect<Page<LedgerEntryView>, InvalidCursor> => {
+      const currency = page.currency !== undefined && isAsset(page.currency) ? page.currency : undefined
+      return paginate(
+        { list: "transactions", partnerId: customer.partnerId, customerId: customer.id, filters: { currency } },
+        page,
+        ({ beforeSeq, limit }) => entryPage({ customerId: customer.id, currency, beforeSeq, limit }).pipe(Effect.orDie),
+        (row) => String(row.seq)
+      ).pipe(
+        Effect.map((result) => ({ items: result.items.map(toEntryView), nextCursor: result.nextCursor })),
+        Effect.provideService(Cursors, cursors)
+      )
+    })
     const findResourceOfEvent = SqlSchema.findAll({
       Request: Schema.Struct({ customerId: Schema.String, eventId: Schema.String }),
       Result: Schema.Struct({ resourceType: Schema.String, resourceId: Schema.String }),
@@ -225,6 +227,20 @@ export class LedgerReads extends Effect.Service<LedgerReads>()("LedgerReads", {
       resourceId: string
     ): Effect.Effect<ReadonlyArray<TransactionView>> =>
       findResourceTransactions({ partnerId, resourceType, resourceId }).pipe(Effect.map(toTransactionViews), Effect.orDie))
+
+    return { entries, resourceOfEvent, resourceTransactions } as const
+  })
+
+/**
+ * Reads of a customer's money; they never go through the customer actor. The balance list always starts with
+ * the customer's fiat currency (0 before any money arrives), then every other currency the customer has held.
+ * `balance` is the available balance: money reserved for a send or withdrawal in flight is not in it.
+ */
+export class LedgerReads extends Effect.Service<LedgerReads>()("LedgerReads", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const { balances, customerBalances, ownedBalances } = yield* makeBalances(sql)
+    const { entries, resourceOfEvent, resourceTransactions } = yield* makeHistory(sql)
 
     return { balances, ownedBalances, entries, customerBalances, resourceOfEvent, resourceTransactions } as const
   }),

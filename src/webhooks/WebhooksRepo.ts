@@ -112,16 +112,9 @@ const asRecordJson = (record: AttemptRecord) => ({
   delivered_at: record.deliveredAt?.toISOString() ?? null
 })
 
-export const make = Effect.gen(function*() {
+/** The partners' webhook configurations, their sandbox chaos settings and the chaos report. */
+const makeConfigs = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  /** The claim's per-partner allowance is `perPartnerMax` minus the partner's attempts already in flight here. */
-  const busyOf = (busy: { readonly [partnerId: string]: number } | undefined) =>
-    busy === undefined || Object.keys(busy).length === 0
-      ? sql`0`
-      : sql`coalesce((${JSON.stringify(busy)}::jsonb ->> partner_id::text)::integer, 0)`
-  const claimedColumns = sql.unsafe(`d.event_id, d.partner_id, d.type, e.data, e.created_at AS event_created_at,
-    d.attempts, d.schedule_base, c.url, c.secret_ciphertext, d.lease_token, c.chaos_duplicates, c.chaos_fail_first_attempts`)
-
   const chaosOf = SqlSchema.findOne({
     Request: Schema.String,
     Result: ChaosSettings,
@@ -159,6 +152,48 @@ export const make = Effect.gen(function*() {
         ON CONFLICT (partner_id) DO UPDATE
         SET url = excluded.url, secret_ciphertext = excluded.secret_ciphertext, updated_at = excluded.updated_at`
   })
+
+  return {
+    findConfig: (partnerId: string) => orDieOnRow(findConfig(partnerId)),
+
+    upsertConfig: (row: ConfigRow) => orDieOnRow(upsertConfig(row)),
+
+    /** Locks the partner's configuration row: PUT and rotate of one partner run one at a time. */
+    lockConfig: (partnerId: string) => orDieOnRow(lockConfig(partnerId)),
+
+    /** The partner's chaos settings; none without a webhook configuration. */
+    chaosOf: (partnerId: string) => orDieOnRow(chaosOf(partnerId)),
+    /** Sets the partner's chaos settings (it has a webhook configuration) and starts a new report. */
+    setChaos: (partnerId: string, settings: ChaosSettings) =>
+      Effect.zipRight(
+        sql`
+          UPDATE webhook_configs SET chaos_duplicates = ${settings.duplicates},
+            chaos_reorder_window_seconds = ${settings.reorderWindowSeconds},
+            chaos_extra_delay_seconds = ${settings.extraDelaySeconds}, chaos_fail_first_attempts = ${settings.failFirstAttempts}
+          WHERE partner_id = ${partnerId}`,
+        sql`DELETE FROM webhook_chaos_log WHERE partner_id = ${partnerId}`
+      ),
+    /** Records one chaos observation (a POST, a duplicate, or an attempt failed on purpose). */
+    logChaos: (row: Omit<ChaosLogRow, "seq"> & { readonly partnerId: string }) =>
+      sql`
+        INSERT INTO webhook_chaos_log (partner_id, event_id, type, copy, attempt, failed_on_purpose, response_status, error, acknowledged, at)
+        VALUES (${row.partnerId}, ${row.eventId}, ${row.type}, ${row.copy}, ${row.attempt}, ${row.failedOnPurpose},
+                ${row.responseStatus}, ${row.error}, ${row.acknowledged}, ${row.at})`,
+    chaosLog: (partnerId: string) => orDieOnRow(chaosLog(partnerId))
+  }
+})
+
+/** Leasing due deliveries to attempts and recording the attempts' results. */
+const makeClaims = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  /** The claim's per-partner allowance is `perPartnerMax` minus the partner's attempts already in flight here. */
+  const busyOf = (busy: { readonly [partnerId: string]: number } | undefined) =>
+    busy === undefined || Object.keys(busy).length === 0
+      ? sql`0`
+      : sql`coalesce((${JSON.stringify(busy)}::jsonb ->> partner_id::text)::integer, 0)`
+  const claimedColumns = sql.unsafe(`d.event_id, d.partner_id, d.type, e.data, e.created_at AS event_created_at,
+    d.attempts, d.schedule_base, c.url, c.secret_ciphertext, d.lease_token, c.chaos_duplicates, c.chaos_fail_first_attempts`)
+
   const leaseOne = SqlSchema.findOne({
     Request: Schema.Struct({ eventId: Schema.String, leaseToken: Schema.String, leaseSeconds: Schema.Number }),
     Result: ClaimedDelivery,
@@ -277,6 +312,46 @@ export const make = Effect.gen(function*() {
         })
       } AS next_at`
   })
+
+  return {
+    /** Leases one delivery (the synchronous `webhook.test`, inside the transaction that created it). */
+    leaseOne: (eventId: string, leaseToken: string, leaseSeconds: number) =>
+      orDieOnRow(leaseOne({ eventId, leaseToken, leaseSeconds })),
+
+    /**
+     * Claims due deliveries, oldest due first: at most `limit`, at most `perPartnerMax` of one partner, none of the
+     * `excludedPartners` (those already at their limit in this process). Only the first `scanMax` due rows are
+     * looked at, through the due index, so a claim costs the same however long the backlog; a partner whose
+     * backlog fills that window is excluded once its slots are full, which lets the next claim reach the others.
+     * Rows locked by another claimer are skipped, and a claimed row is leased (in database time, which measures
+     * real elapsed time) until its attempt has surely ended.
+     */
+    claimDue: (args: typeof ClaimRequest.Type) => orDieOnRow(claimDue(args)),
+
+    /** Gives claimed deliveries back untouched (more than a partner's free slots were claimed). */
+    release: (eventIds: ReadonlyArray<string>, leaseToken: string) =>
+      eventIds.length === 0 ? Effect.void : sql`
+        UPDATE webhook_deliveries SET lease_until = NULL, lease_token = NULL
+        WHERE event_id IN ${sql.in(eventIds)} AND lease_token = ${leaseToken}`.pipe(Effect.asVoid),
+
+    /** `recordAttempt` for many deliveries in one statement; answers the event ids whose result was recorded. */
+    recordAttempts: (records: ReadonlyArray<AttemptRecord>) =>
+      records.length === 0 ? Effect.succeed(new Set<string>()) : recordAttempts(records),
+
+    /** Records an attempt, only while the lease is still this claimer's (a replay or a re-claim voids it). */
+    recordAttempt: (record: AttemptRecord) => orDieOnRow(recordAttempt(record)),
+
+    /**
+     * The earliest due time of a pending delivery not in flight, on the instance's clock (see `partnersAhead`); rows
+     * a crashed process left leased come back via the poll.
+     */
+    nextDueAt: (partnersAhead: boolean) => orDieOnRow(nextDueAt(partnersAhead)).pipe(Effect.map((row) => row.nextAt))
+  }
+})
+
+/** The partner's view of its deliveries: pages, the due list, one delivery and its replay. */
+const makeDeliveries = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
   const page = SqlSchema.findAll({
     Request: Schema.Struct({
       partnerId: Schema.String,
@@ -335,65 +410,6 @@ export const make = Effect.gen(function*() {
   })
 
   return {
-    findConfig: (partnerId: string) => orDieOnRow(findConfig(partnerId)),
-
-    upsertConfig: (row: ConfigRow) => orDieOnRow(upsertConfig(row)),
-
-    /** Locks the partner's configuration row: PUT and rotate of one partner run one at a time. */
-    lockConfig: (partnerId: string) => orDieOnRow(lockConfig(partnerId)),
-
-    /** Leases one delivery (the synchronous `webhook.test`, inside the transaction that created it). */
-    leaseOne: (eventId: string, leaseToken: string, leaseSeconds: number) =>
-      orDieOnRow(leaseOne({ eventId, leaseToken, leaseSeconds })),
-
-    /**
-     * Claims due deliveries, oldest due first: at most `limit`, at most `perPartnerMax` of one partner, none of the
-     * `excludedPartners` (those already at their limit in this process). Only the first `scanMax` due rows are
-     * looked at, through the due index, so a claim costs the same however long the backlog; a partner whose
-     * backlog fills that window is excluded once its slots are full, which lets the next claim reach the others.
-     * Rows locked by another claimer are skipped, and a claimed row is leased (in database time, which measures
-     * real elapsed time) until its attempt has surely ended.
-     */
-    claimDue: (args: typeof ClaimRequest.Type) => orDieOnRow(claimDue(args)),
-
-    /** Gives claimed deliveries back untouched (more than a partner's free slots were claimed). */
-    release: (eventIds: ReadonlyArray<string>, leaseToken: string) =>
-      eventIds.length === 0 ? Effect.void : sql`
-        UPDATE webhook_deliveries SET lease_until = NULL, lease_token = NULL
-        WHERE event_id IN ${sql.in(eventIds)} AND lease_token = ${leaseToken}`.pipe(Effect.asVoid),
-
-    /** The partner's chaos settings; none without a webhook configuration. */
-    chaosOf: (partnerId: string) => orDieOnRow(chaosOf(partnerId)),
-    /** Sets the partner's chaos settings (it has a webhook configuration) and starts a new report. */
-    setChaos: (partnerId: string, settings: ChaosSettings) =>
-      Effect.zipRight(
-        sql`
-          UPDATE webhook_configs SET chaos_duplicates = ${settings.duplicates},
-            chaos_reorder_window_seconds = ${settings.reorderWindowSeconds},
-            chaos_extra_delay_seconds = ${settings.extraDelaySeconds}, chaos_fail_first_attempts = ${settings.failFirstAttempts}
-          WHERE partner_id = ${partnerId}`,
-        sql`DELETE FROM webhook_chaos_log WHERE partner_id = ${partnerId}`
-      ),
-    /** Records one chaos observation (a POST, a duplicate, or an attempt failed on purpose). */
-    logChaos: (row: Omit<ChaosLogRow, "seq"> & { readonly partnerId: string }) =>
-      sql`
-        INSERT INTO webhook_chaos_log (partner_id, event_id, type, copy, attempt, failed_on_purpose, response_status, error, acknowledged, at)
-        VALUES (${row.partnerId}, ${row.eventId}, ${row.type}, ${row.copy}, ${row.attempt}, ${row.failedOnPurpose},
-                ${row.responseStatus}, ${row.error}, ${row.acknowledged}, ${row.at})`,
-    chaosLog: (partnerId: string) => orDieOnRow(chaosLog(partnerId)),
-    /** `recordAttempt` for many deliveries in one statement; answers the event ids whose result was recorded. */
-    recordAttempts: (records: ReadonlyArray<AttemptRecord>) =>
-      records.length === 0 ? Effect.succeed(new Set<string>()) : recordAttempts(records),
-
-    /** Records an attempt, only while the lease is still this claimer's (a replay or a re-claim voids it). */
-    recordAttempt: (record: AttemptRecord) => orDieOnRow(recordAttempt(record)),
-
-    /**
-     * The earliest due time of a pending delivery not in flight, on the instance's clock (see `partnersAhead`); rows
-     * a crashed process left leased come back via the poll.
-     */
-    nextDueAt: (partnersAhead: boolean) => orDieOnRow(nextDueAt(partnersAhead)).pipe(Effect.map((row) => row.nextAt)),
-
     page: (partnerId: string, status: DeliveryStatus | undefined, beforeSeq: string | undefined, limit: number) =>
       orDieOnRow(page({ partnerId, status, beforeSeq, limit })),
 
@@ -417,6 +433,13 @@ export const make = Effect.gen(function*() {
     /** Back to PENDING, due now, with a fresh schedule; an attempt in flight loses its lease (its result is dropped). */
     replay: (partnerId: string, eventId: string, now: Date) => orDieOnRow(replay({ partnerId, eventId, now }))
   }
+})
+
+export const make = Effect.gen(function*() {
+  const configs = yield* makeConfigs
+  const claims = yield* makeClaims
+  const deliveries = yield* makeDeliveries
+  return { ...configs, ...claims, ...deliveries }
 })
 
 export type WebhooksRepo = Effect.Effect.Success<typeof make>
