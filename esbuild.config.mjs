@@ -47,13 +47,19 @@ const upToDate = () => {
   return true
 }
 
-export const build = async () => {
+/**
+ * Bundles `entryPoint` (src/main.ts) into `target` (dist/main.js), which is stamped for the up-to-date check above.
+ * The test run bundles the service and `listen` (src/cli/listen.ts), which its process tests spawn, with these same
+ * options into a directory of its own, unstamped (test/support/globalSetup.ts), so that a concurrent `npm start` or
+ * test run never swaps a bundle under its processes.
+ */
+export const build = async (target = outfile, entryPoint = "src/main.ts") => {
   const startedAt = Date.now()
   const esbuild = await import("esbuild")
   const result = await esbuild.build({
     absWorkingDir: root,
-    entryPoints: ["src/main.ts"],
-    outfile,
+    entryPoints: [entryPoint],
+    outfile: target,
     bundle: true,
     platform: "node",
     format: "esm",
@@ -67,6 +73,7 @@ export const build = async () => {
     legalComments: "none",
     logLevel: "warning"
   })
+  if (target !== outfile || entryPoint !== "src/main.ts") return
   const inputs = {}
   const files = [...alwaysChecked, ...Object.keys(result.metafile.inputs).filter((file) => !file.startsWith("<"))]
   for (const file of files) {

@@ -5,12 +5,12 @@ import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { processEnv, type ServerProcess, startServer, stopServer } from "./support/ServerProcess.js"
+import { processEnv, type ServerProcess, serviceCommand, startServer, stopServer } from "./support/ServerProcess.js"
 
 /**
  * The partner console in production mode, as real processes (docs/console.md "Production mode, end to end"): the
- * server (`tsx src/main.ts serve` with SERVICE_MODE=production) and compliance's operator command
- * (`npx tsx src/main.ts partner-kyb <email> approve`) as a second process on the same PostgreSQL database. A
+ * server (`serve` with SERVICE_MODE=production) and compliance's operator command (`partner-kyb <email> approve`)
+ * as a second process on the same PostgreSQL database, both from the service's bundle (ServerProcess). A
  * business signs up, sets its company details, submits KYB, gets no key before the command approves it, then issues
  * a `sk_live_` key that works on `/partner/v1`.
  *
@@ -31,10 +31,11 @@ interface CommandRun {
   readonly stderr: string
 }
 
-/** `npx tsx src/main.ts <args>` with the server's environment; resolves when it exits. */
+/** The service's CLI with `args` (ServerProcess.serviceCommand) and the server's environment; resolves when it exits. */
 const runCommand = (args: ReadonlyArray<string>, env: Record<string, string>): Promise<CommandRun> =>
   new Promise((resolve, reject) => {
-    const child = spawn("npx", ["tsx", "src/main.ts", ...args], { cwd: root, env: processEnv(env), stdio: ["ignore", "pipe", "pipe"] })
+    const [command, commandArgs] = serviceCommand(args)
+    const child = spawn(command, commandArgs, { cwd: root, env: processEnv(env), stdio: ["ignore", "pipe", "pipe"] })
     let stdout = ""
     let stderr = ""
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))

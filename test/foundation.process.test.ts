@@ -3,15 +3,16 @@ import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { serviceCommand } from "./support/ServerProcess.js"
 
 /**
- * The real process: `tsx src/main.ts serve` on the embedded database (PGlite in DATA_DIR). These test the default
- * deployment, so they run in the PGlite pass only (skipped when TEST_DATABASE_URL is set).
+ * The real process: `serve` as `npm start` runs it (the bundle under node; ServerProcess.serviceCommand) on the
+ * embedded database (PGlite in DATA_DIR). These test the default deployment, so they run in the PGlite pass only
+ * (skipped when TEST_DATABASE_URL is set).
  */
 const describeProcess = process.env.TEST_DATABASE_URL ? describe.skip : describe
 
 const root = NodePath.resolve(__dirname, "..")
-const tsx = NodePath.join(root, "node_modules/.bin/tsx")
 
 /** A clean environment: nothing from the test runner's (DATABASE_URL, SERVICE_MODE, ...) leaks in. */
 const baseEnv = (extra: Record<string, string>): NodeJS.ProcessEnv => ({
@@ -43,8 +44,9 @@ const collect = (child: ChildProcess) => {
 }
 
 const serve = async (env: Record<string, string>): Promise<Running> => {
-  // Own process group: tsx runs the service in a child process, and a forced kill must reach it too.
-  const child = spawn(tsx, ["src/main.ts", "serve"], { cwd: root, env: baseEnv(env), stdio: ["ignore", "pipe", "pipe"], detached: true })
+  // Own process group: a forced kill reaches every process of the service.
+  const [command, args] = serviceCommand(["serve"])
+  const child = spawn(command, args, { cwd: root, env: baseEnv(env), stdio: ["ignore", "pipe", "pipe"], detached: true })
   const output = collect(child)
   const banner = await new Promise<{ baseUrl: string; apiKey: string }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no banner within 90 s:\n${output.stdout()}\n${output.stderr()}`)), 90_000)
@@ -168,7 +170,8 @@ describeProcess("the serve process", () => {
     it(`refuses ${label}: exit code 78, one stderr line naming ${variable}, no stack trace`, async () => {
       const dir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "pmm-badconfig-"))
       try {
-        const child = spawn(tsx, ["src/main.ts", "serve"], {
+        const [command, args] = serviceCommand(["serve"])
+        const child = spawn(command, args, {
           cwd: root,
           env: baseEnv({ PORT: "0", DATA_DIR: dir, ...env }),
           stdio: ["ignore", "pipe", "pipe"],

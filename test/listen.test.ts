@@ -3,19 +3,18 @@ import * as NodeNet from "node:net"
 import * as NodePath from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { verifySignature } from "../src/webhooks/verifySignature.js"
-import { processEnv } from "./support/ServerProcess.js"
+import { listenCommand, processEnv } from "./support/ServerProcess.js"
 import { customerBody, startTestApp, type TestApp } from "./support/TestApp.js"
 import { eventually, type Receiver, type ReceivedDelivery, startReceiver } from "./support/WebhookReceiver.js"
 
 /**
  * `npm run listen` end to end (docs/sandbox-listen.md): the real service on a loopback port (in this process, on the
  * wall clock as `npm start` runs it), real receivers on loopback that verify every signature, and listen as a
- * separate process (`tsx src/cli/listen.ts`, what `npm run listen` runs) talking to the service over HTTP and SSE
- * only.
+ * separate process (src/cli/listen.ts, what `npm run listen` runs, from the test run's bundle: ServerProcess
+ * `listenCommand`) talking to the service over HTTP and SSE only.
  */
 
 const root = NodePath.resolve(__dirname, "..")
-const tsx = NodePath.join(root, "node_modules/.bin/tsx")
 
 let app: TestApp
 let origin: string
@@ -54,10 +53,11 @@ interface ListenRun {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
 }
 
-/** `tsx src/cli/listen.ts ...args` with a clean environment (no HOST, PORT, DATA_DIR, PMM_API_KEY of the runner). */
+/** `listen ...args` with a clean environment (no HOST, PORT, DATA_DIR, PMM_API_KEY of the runner). */
 const spawnListen = (args: ReadonlyArray<string>): ListenRun => {
-  // detached: its own process group, so that a SIGKILL reaches the node process tsx starts, not only tsx itself
-  const child = spawn(tsx, ["src/cli/listen.ts", ...args], { cwd: root, env: processEnv({}), stdio: ["ignore", "pipe", "pipe"], detached: true })
+  // detached: its own process group, so that the clean-up's SIGKILL reaches every process it started
+  const [command, commandArgs] = listenCommand(args)
+  const child = spawn(command, commandArgs, { cwd: root, env: processEnv({}), stdio: ["ignore", "pipe", "pipe"], detached: true })
   let stdout = ""
   let stderr = ""
   child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))

@@ -4,6 +4,7 @@ import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { runScenarios, type RunOptions } from "../src/scenario/Runner.js"
+import { serviceCommand } from "./support/ServerProcess.js"
 import { startTestApp, testConfig, type TestApp } from "./support/TestApp.js"
 
 const fixture = (name: string) => `test/fixtures/scenarios/${name}`
@@ -144,7 +145,8 @@ describe("scenario runner against a running service", () => {
 
 describe("scenario command (in-process service)", () => {
   it("fails the deliberately broken scenario with a readable diff and a non-zero exit", () => {
-    const result = spawnSync("npx", ["tsx", "src/main.ts", "scenario", fixture("broken.yaml")], { encoding: "utf8", timeout: 170_000 })
+    const [command, args] = serviceCommand(["scenario", fixture("broken.yaml")])
+    const result = spawnSync(command, args, { encoding: "utf8", timeout: 170_000 })
     expect(result.status, result.stderr).toBe(1)
     const out = result.stdout
     expect(out).toContain("✗ A broken scenario")

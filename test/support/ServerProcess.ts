@@ -1,13 +1,41 @@
 import { type ChildProcess, spawn } from "node:child_process"
+import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
+import { inject } from "vitest"
 
 /**
- * The real service as a child process (`tsx src/main.ts ...`), for tests that kill it, restart it and run the
- * command-line tools against the same database.
+ * The real service as a child process, for tests that kill it, restart it and run the command-line tools against
+ * the same database: what `npm start` runs (the esbuild bundle of src/main.ts under node with the start script's
+ * flags), bundled once per test run by test/support/globalSetup.ts.
  */
 const root = NodePath.resolve(__dirname, "../..")
-const tsx = NodePath.join(root, "node_modules/.bin/tsx")
+
+/** The node flags of package.json's `start` script (`exec node <flags> dist/main.js serve`). */
+const startFlags = (): ReadonlyArray<string> => {
+  const start: string = JSON.parse(NodeFs.readFileSync(NodePath.join(root, "package.json"), "utf8")).scripts.start
+  const flags = /\bexec node((?:\s+--\S+)*)\s+dist\/main\.js\b/.exec(start)
+  if (flags === null) throw new Error(`package.json's start script is not "... exec node <flags> dist/main.js serve": ${start}`)
+  return flags[1]!.trim().split(/\s+/).filter((flag) => flag !== "")
+}
+
+/** A bundle of this test run (test/support/globalSetup.ts builds them). */
+const bundle = (name: "main.js" | "listen.js"): string => {
+  const file = NodePath.join(inject("testBuild"), name)
+  if (!NodeFs.existsSync(file)) throw new Error(`no ${file}: test/support/globalSetup.ts builds it`)
+  return file
+}
+
+/**
+ * `[command, args]` that run the service's CLI with `args` (`serve`, `ledger-check`, `scenario <files>`,
+ * `partner-kyb ...`) as `npm start` runs `serve`: `node <start flags> <bundle of src/main.ts> ...args`.
+ */
+export const serviceCommand = (args: ReadonlyArray<string>): [string, Array<string>] =>
+  [process.execPath, [...startFlags(), bundle("main.js"), ...args]]
+
+/** `[command, args]` that run `listen` (`npm run listen -- ...args`) from its bundle: one node process. */
+export const listenCommand = (args: ReadonlyArray<string>): [string, Array<string>] =>
+  [process.execPath, [bundle("listen.js"), ...args]]
 
 /** A clean environment: nothing from the test runner's (DATABASE_URL, SERVICE_MODE, ...) leaks in. */
 export const processEnv = (extra: Record<string, string>): NodeJS.ProcessEnv => ({
@@ -43,8 +71,9 @@ const collect = (child: ChildProcess) => {
 
 /** Starts `serve` and resolves once the banner names the base URL; rejects if the process exits first. */
 export const startServer = async (env: Record<string, string>): Promise<ServerProcess> => {
-  // detached: its own process group, so that a SIGKILL reaches the node process tsx starts, not only tsx itself
-  const child = spawn(tsx, ["src/main.ts", "serve"], { cwd: root, env: processEnv(env), stdio: ["ignore", "pipe", "pipe"], detached: true })
+  // detached: its own process group, so that a SIGKILL reaches every process of the service
+  const [command, args] = serviceCommand(["serve"])
+  const child = spawn(command, args, { cwd: root, env: processEnv(env), stdio: ["ignore", "pipe", "pipe"], detached: true })
   const output = collect(child)
   const baseUrl = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -68,8 +97,8 @@ export const startServer = async (env: Record<string, string>): Promise<ServerPr
 }
 
 /**
- * SIGKILL to the whole process group. `tsx` runs the program in a child node process and relays catchable
- * signals to it; a SIGKILL of the tsx process alone would leave the real server running as an orphan.
+ * SIGKILL to the whole process group: the service is one node process today, but a wrapper (tsx runs the program
+ * in a child node process) would otherwise leave the real server running as an orphan.
  */
 const killGroup = (child: ChildProcess) => {
   try {
@@ -81,7 +110,7 @@ const killGroup = (child: ChildProcess) => {
 
 const running = (server: ServerProcess) => server.child.exitCode === null && server.child.signalCode === null
 
-/** SIGKILL (tsx and the server it runs): no shutdown hook, no database close — the processes just stop. */
+/** SIGKILL (the service's process group): no shutdown hook, no database close — the processes just stop. */
 export const killServer = async (server: ServerProcess): Promise<Exit> => {
   killGroup(server.child)
   return server.exited
@@ -105,9 +134,10 @@ export interface LedgerCheckRun {
   readonly report: { transactions: number; entries: number; accounts: number; reservations: number; violations: Array<string> } | undefined
 }
 
-/** `tsx src/main.ts ledger-check` (what `npm run ledger:check` runs) with the given environment. */
+/** `ledger-check` (what `npm run ledger:check` runs, from the bundle) with the given environment. */
 export const runLedgerCheck = async (env: Record<string, string>): Promise<LedgerCheckRun> => {
-  const child = spawn(tsx, ["src/main.ts", "ledger-check"], { cwd: root, env: processEnv(env), stdio: ["ignore", "pipe", "pipe"] })
+  const [command, args] = serviceCommand(["ledger-check"])
+  const child = spawn(command, args, { cwd: root, env: processEnv(env), stdio: ["ignore", "pipe", "pipe"] })
   const output = collect(child)
   const timer = setTimeout(() => child.kill("SIGKILL"), 90_000)
   const exit = await output.exited

@@ -6,12 +6,41 @@ import type { TestProject } from "vitest/node"
 import { migratedPgliteTemplate } from "../../src/db/Database.js"
 import { migrateTemplate } from "./template.js"
 
+const root = NodePath.resolve(__dirname, "../..")
+
 /**
- * Migrates one template database before any test file runs, so that every test file starts from a copy
- * instead of paying initdb and the migrations again: a PGlite data-dir tarball, or (with TEST_DATABASE_URL) a
- * PostgreSQL template database that each file clones with CREATE DATABASE ... TEMPLATE.
+ * Before any test file runs, and concurrently (esbuild works in a process of its own):
+ * - migrates one template database, so that every test file starts from a copy instead of paying initdb and the
+ *   migrations again: a PGlite data-dir tarball, or (with TEST_DATABASE_URL) a PostgreSQL template database that
+ *   each file clones with CREATE DATABASE ... TEMPLATE;
+ * - bundles the service once, as `npm start` does (esbuild.config.mjs), and `listen` (src/cli/listen.ts) with the
+ *   same options, into a directory of this run's own under .tmp/ (inside the repository, so that the bundles'
+ *   external packages resolve from node_modules): the process tests run `serve`, `ledger-check`, `scenario`,
+ *   `partner-kyb` and `listen` from it (test/support/ServerProcess.ts `serviceCommand`, `listenCommand`) instead of
+ *   compiling TypeScript with tsx in every child process.
  */
 export default async function setup(project: TestProject) {
+  const [bundles, database] = await Promise.all([buildBundles(), prepareTemplate(project)])
+  project.provide("testBuild", bundles.dir)
+  return async () => {
+    await database()
+    bundles.remove()
+  }
+}
+
+const buildBundles = async () => {
+  NodeFs.mkdirSync(NodePath.join(root, ".tmp"), { recursive: true })
+  const dir = NodeFs.mkdtempSync(NodePath.join(root, ".tmp", "test-build-"))
+  // @ts-expect-error esbuild.config.mjs is plain JavaScript without declarations
+  const config: { build: (target: string, entryPoint: string) => Promise<void> } = await import("../../esbuild.config.mjs")
+  await Promise.all([
+    config.build(NodePath.join(dir, "main.js"), "src/main.ts"),
+    config.build(NodePath.join(dir, "listen.js"), "src/cli/listen.ts")
+  ])
+  return { dir, remove: () => NodeFs.rmSync(dir, { recursive: true, force: true }) }
+}
+
+const prepareTemplate = async (project: TestProject): Promise<() => Promise<void>> => {
   const serverUrl = process.env.TEST_DATABASE_URL
   if (serverUrl !== undefined && serverUrl !== "") {
     const admin = new Pg.Client({ connectionString: serverUrl })
@@ -38,12 +67,14 @@ export default async function setup(project: TestProject) {
   NodeFs.writeFileSync(file, Buffer.from(await dump.arrayBuffer()))
   project.provide("pgliteTemplate", file)
   project.provide("pgTemplate", "")
-  return () => NodeFs.rmSync(NodePath.dirname(file), { recursive: true, force: true })
+  return async () => NodeFs.rmSync(NodePath.dirname(file), { recursive: true, force: true })
 }
 
 declare module "vitest" {
   export interface ProvidedContext {
     pgliteTemplate: string
     pgTemplate: string
+    /** This run's bundles for the process tests: `main.js` (the service, what `npm start` runs), `listen.js`. */
+    testBuild: string
   }
 }

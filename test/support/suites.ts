@@ -1,0 +1,92 @@
+/**
+ * Which test files run on which database (vitest.config.ts reads these lists; `.ci/run` runs the whole suite on
+ * PGlite, then only the `database` project on PostgreSQL 15).
+ *
+ * - `databaseSuites` (vitest project `database`): every file whose outcome depends on the database under test
+ *   (TEST_DATABASE_URL, else PGlite): it starts the service (startTestApp, the spawned `serve`), opens the suite's
+ *   database itself, or clones the template. Both passes run them.
+ * - `pgliteOnlySuites`: files that touch a database, but never the one under test (a PGlite they open themselves,
+ *   or skipped when TEST_DATABASE_URL is set), so a PostgreSQL pass would only repeat them. Project `unit`, PGlite
+ *   pass only, with the reason.
+ * - Every other test file (project `unit`) opens no database: pure functions, the route table, import walks, the
+ *   TUI's components, docs. PGlite pass only.
+ *
+ * test/suites.test.ts keeps this true: a file that imports a database helper (TestApp, LedgerHarness, ServerProcess,
+ * template, src/db/, pg, PGlite, @effect/sql, also through another support module or a dynamic import), names
+ * TEST_DATABASE_URL / DATABASE_URL or spawns the service must be listed here, in one list only, and each listed
+ * file must exist. A new database suite therefore fails `npm test` until it is added to `databaseSuites`.
+ */
+export const databaseSuites: ReadonlyArray<string> = [
+  "test/caches.invalidation.test.ts",
+  "test/client.typed.test.ts",
+  "test/clock.partner.test.ts",
+  "test/console.http.test.ts",
+  "test/console.process.test.ts",
+  "test/console.rules.test.ts",
+  "test/customer-actors.group-commit.property.test.ts",
+  "test/customer-actors.group-commit.test.ts",
+  "test/customer-actors.serialisation.test.ts",
+  "test/db.prepared-statements.test.ts",
+  "test/db.transactions.test.ts",
+  "test/events.transaction.test.ts",
+  "test/fault.process.test.ts",
+  "test/foundation.http.test.ts",
+  "test/funding.deposits.test.ts",
+  "test/funding.http.test.ts",
+  "test/globalsend.http.test.ts",
+  "test/globalsend.rules.test.ts",
+  "test/hardening.cursors.test.ts",
+  "test/hardening.money.test.ts",
+  "test/hardening.paths.test.ts",
+  "test/hardening.transport.test.ts",
+  "test/hardening.urls.test.ts",
+  "test/hardening.webhooks.test.ts",
+  "test/international.business.test.ts",
+  "test/international.corridors.test.ts",
+  "test/international.enrolment.test.ts",
+  "test/international.fees.test.ts",
+  "test/international.production.test.ts",
+  "test/jobs.test.ts",
+  "test/kyc.documents.test.ts",
+  "test/kyc.http.test.ts",
+  "test/kyc.tier2.test.ts",
+  "test/ledger.http.test.ts",
+  "test/ledger.journal-plan.test.ts",
+  "test/ledger.property.test.ts",
+  "test/listen.test.ts",
+  "test/openapi.conformance.test.ts",
+  "test/performance.statements.test.ts",
+  "test/rails.http.test.ts",
+  "test/rails.production.test.ts",
+  "test/sandbox.balances.test.ts",
+  "test/sandbox.empty-body.test.ts",
+  "test/sandbox.events-stream.test.ts",
+  "test/sandbox.inspect.test.ts",
+  "test/sandbox.rates.test.ts",
+  "test/scenario.runner.test.ts",
+  "test/sends.http.test.ts",
+  "test/trading.http.test.ts",
+  "test/trading.property.test.ts",
+  "test/trigger.test.ts",
+  "test/tui.e2e.test.ts",
+  "test/webhooks.chaos.test.ts",
+  "test/webhooks.config.test.ts",
+  "test/webhooks.delivery.test.ts",
+  "test/webhooks.production.test.ts",
+  "test/webhooks.receiver.test.ts",
+  "test/withdrawals.accounts.test.ts",
+  "test/withdrawals.fees.test.ts",
+  "test/withdrawals.http.test.ts",
+  "test/fuzz/fuzz.test.ts",
+  "test/rails/bank.contract.test.ts",
+  "test/rails/chain.contract.test.ts",
+  "test/rails/exchange.contract.test.ts",
+  "test/rails/identity.contract.test.ts",
+  "test/rails/payout.contract.test.ts"
+]
+
+export const pgliteOnlySuites: Readonly<Record<string, string>> = {
+  "test/clock.fixed.test.ts": "its clock runs over a PGlite of its own (pgliteLayer), whatever TEST_DATABASE_URL says",
+  "test/db.pglite-connection.test.ts": "tests the batching PGlite connection against PGlite's own, on PGlites it creates",
+  "test/foundation.process.test.ts": "the default deployment (PGlite in DATA_DIR): skipped when TEST_DATABASE_URL is set"
+}
