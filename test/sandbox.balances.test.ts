@@ -1,20 +1,20 @@
-import Pg from "pg"
+import { PreparingClient } from "../src/db/Database.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { harness, ledgerReport } from "./support/LedgerHarness.js"
 import { customerBody, startTestApp, type TestApp } from "./support/TestApp.js"
 
 /**
  * GET /api/v1/sandbox/balances: the partner's customers with available AND held per currency, over real HTTP.
- * Statements are counted at the driver (as in performance.statements.test.ts) to hold the "one statement per page"
- * promise.
+ * Statements are counted at the driver (our PreparingClient, as in performance.statements.test.ts) to hold the "one
+ * statement per page" promise.
  */
 let app: TestApp
 const statements: Array<string> = []
 let recording = false
-const original = Pg.Client.prototype.query
+const original = PreparingClient.prototype.query
 
 beforeAll(async () => {
-  Pg.Client.prototype.query = function(this: Pg.Client, ...args: Array<any>) {
+  PreparingClient.prototype.query = function(this: PreparingClient, ...args: Array<any>) {
     if (recording) {
       const first = args[0]
       statements.push(String(typeof first === "string" ? first : first?.text ?? first).replace(/\s+/g, " ").trim())
@@ -24,7 +24,7 @@ beforeAll(async () => {
   app = await startTestApp()
 })
 afterAll(async () => {
-  Pg.Client.prototype.query = original
+  PreparingClient.prototype.query = original
   expect((await ledgerReport(app)).violations).toEqual([])
   await app?.close()
 })
