@@ -1,12 +1,20 @@
+import * as NodePath from "node:path"
 import { configDefaults, defineConfig } from "vitest/config"
-import { databaseSuites } from "./test/support/suites.js"
+import { BaseSequencer, type TestSpecification } from "vitest/node"
+import { databaseSuites, startFirst } from "./test/support/suites.js"
 
 /**
  * Two projects (test/support/suites.ts says which file is which; test/suites.test.ts keeps the lists true):
  * - `database`: the suites that run on the database under test (PGlite, or PostgreSQL with TEST_DATABASE_URL);
  * - `unit`: everything else (no database, or a PGlite of their own).
- * `npm test` runs both; `.ci/run` runs both on PGlite, then `--project database` on PostgreSQL.
+ * `npm test` runs both; `.ci/run` runs both on PGlite and, beside them, `--project database` on PostgreSQL.
  * globalSetup stays on the root config so it runs once per vitest run, not once per project.
+ *
+ * Worker processes are reused from file to file (`isolate: false`): a fresh process per file cost each file about
+ * 2 s of CPU to load Effect, the service's modules and PGlite again (about 40 % of a small database suite's CPU). In
+ * the `database` project a file shares the loaded modules with the files its worker ran before (the module state of
+ * src/ is counters and caches of statement texts; see `startFirst`); each file still starts its own service over its
+ * own database and closes it. The `unit` project keeps a fresh module graph per file.
  */
 const perProject = {
   pool: "forks" as const,
@@ -14,24 +22,41 @@ const perProject = {
   hookTimeout: 120_000
 }
 
+/** Vitest's order (its cache of durations, else the largest file first), except `startFirst`'s suites first. */
+class StartFirstSequencer extends BaseSequencer {
+  override async sort(files: Array<TestSpecification>): Promise<Array<TestSpecification>> {
+    const sorted = await super.sort(files)
+    const rank = (spec: TestSpecification) => {
+      const index = startFirst.indexOf(NodePath.relative(this.ctx.config.root, spec.moduleId).split(NodePath.sep).join("/"))
+      return index === -1 ? startFirst.length : index
+    }
+    return sorted
+      .map((spec, order) => ({ spec, order, rank: rank(spec) }))
+      .sort((a, b) => a.rank - b.rank || a.order - b.order)
+      .map(({ spec }) => spec)
+  }
+}
+
 export default defineConfig({
   test: {
     globalSetup: ["test/support/globalSetup.ts"],
+    sequence: { sequencer: StartFirstSequencer },
     pool: "forks",
     // --liftoff-only, as `npm start` runs the service: PGlite's WebAssembly compiled once by V8's baseline compiler,
-    // never again by the optimising one in the background; each test file's worker starts a PGlite or more, and on a
-    // 2-core machine that tier-up competed with the tests (a file's CPU time about -18 %, an initdb about -60 %).
-    poolOptions: { forks: { maxForks: 2, minForks: 1, execArgv: ["--liftoff-only"] } },
+    // never again by the optimising one in the background; each worker starts PGlites, and on a 2-core machine that
+    // tier-up competed with the tests (a suite's CPU time -12 to -18 %, an initdb about -60 %).
+    poolOptions: { forks: { maxForks: 2, minForks: 1, execArgv: ["--liftoff-only"], isolate: false } },
     reporters: process.env.CI ? ["default", "json"] : ["default"],
     outputFile: process.env.VITEST_JSON ? { json: process.env.VITEST_JSON } : {},
     projects: [
-      { test: { name: "database", include: [...databaseSuites], ...perProject } },
+      { test: { name: "database", include: [...databaseSuites], ...perProject, poolOptions: { forks: { isolate: false } } } },
       {
         test: {
           name: "unit",
           include: ["test/**/*.test.ts", "test/**/*.test.tsx"],
           exclude: [...configDefaults.exclude, ...databaseSuites],
-          ...perProject
+          ...perProject,
+          poolOptions: { forks: { isolate: true } }
         }
       }
     ]

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { databaseSuites, pgliteOnlySuites } from "./support/suites.js"
+import { databaseSuites, pgliteOnlySuites, startFirst } from "./support/suites.js"
 import { absolute, databaseMarkers, testFiles } from "./support/suiteScan.js"
 
 /**
@@ -27,6 +27,11 @@ describe("the database / non-database split of the test files", () => {
     expect(all.filter((file, index) => all.indexOf(file) !== index), "listed twice").toEqual([])
     expect(all.filter((file) => !files.includes(file)), "listed but not a test file (renamed or removed?)").toEqual([])
     expect(all.filter((file) => databaseMarkers(absolute(file)).length === 0), "listed but opens no database").toEqual([])
+  })
+
+  it("the suites started first are database suites, each listed once", () => {
+    expect(startFirst.filter((file) => !databaseSuites.includes(file))).toEqual([])
+    expect(startFirst.filter((file, index) => startFirst.indexOf(file) !== index)).toEqual([])
   })
 
   it("the scan sees what it should: helpers (also through another helper or import()), not type imports; spawned services", () => {

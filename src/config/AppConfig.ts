@@ -49,6 +49,11 @@ export interface AppConfigShape {
    * with no live adapter answers 503 `<RAIL>_RAIL_UNAVAILABLE`. Sandbox mode always wires the simulators.
    */
   readonly simulatedRails?: boolean | undefined
+  /**
+   * CONSOLE_PASSWORD_COST: log2 of scrypt's N for new console password hashes, 10 to 20; 15 (32 MiB, tens of
+   * milliseconds) when absent. A stored hash keeps its own parameters, so changing it never breaks a sign-in.
+   */
+  readonly consolePasswordCost?: number | undefined
 }
 
 export class AppConfig extends Context.Tag("AppConfig")<AppConfig, AppConfigShape>() {}
@@ -153,6 +158,10 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
       const parsed = parseWithdrawalFees(text)
       return parsed.ok ? Either.right(parsed.table) : Either.left(invalid("WITHDRAWAL_FEES", parsed.message))
     })
+  ),
+  consolePasswordCost: Config.integer("CONSOLE_PASSWORD_COST").pipe(
+    Config.withDefault(15),
+    Config.mapOrFail((cost) => cost >= 10 && cost <= 20 ? Either.right(cost) : Either.left(invalid("CONSOLE_PASSWORD_COST", "must be an integer from 10 to 20")))
   ),
   sendFees: Config.string("SEND_FEES").pipe(
     Config.withDefault(""),

@@ -3,27 +3,28 @@ import * as Crypto from "node:crypto"
 
 /**
  * Console passwords: scrypt from node:crypto (memory-hard), stored as `scrypt$<N>$<r>$<p>$<salt b64>$<hash b64>`
- * so that the parameters can be raised later without breaking stored hashes. Parameters (docs/console.md): N = 2^15,
- * r = 8, p = 1 (32 MiB and ~50-100 ms per hash on a 2-core machine), a 16-byte random salt, a 32-byte key. Verified
- * in constant time. Runs on libuv's thread pool (the async scrypt), never on the event loop.
+ * so that the parameters can be raised later without breaking stored hashes. Parameters (docs/console.md): N = 2^cost
+ * with cost 15 unless CONSOLE_PASSWORD_COST says otherwise (2^15: 32 MiB and ~50-100 ms per hash on a 2-core
+ * machine), r = 8, p = 1, a 16-byte random salt, a 32-byte key. Verified in constant time with the stored hash's own
+ * parameters. Runs on libuv's thread pool (the async scrypt), never on the event loop.
  */
-export const parameters = { N: 2 ** 15, r: 8, p: 1, keyLength: 32, saltLength: 16 } as const
-
-const maxmem = 128 * parameters.N * parameters.r * 2
+export const parameters = { cost: 15, r: 8, p: 1, keyLength: 32, saltLength: 16 } as const
 
 const derive = (password: string, salt: Buffer, N: number, r: number, p: number, keyLength: number) =>
   Effect.async<Buffer>((resume) => {
-    Crypto.scrypt(password.normalize("NFKC"), salt, keyLength, { N, r, p, maxmem: Math.max(maxmem, 128 * N * r * 2) }, (error, key) => {
+    Crypto.scrypt(password.normalize("NFKC"), salt, keyLength, { N, r, p, maxmem: 128 * N * r * 2 }, (error, key) => {
       if (error !== null) resume(Effect.die(error))
       else resume(Effect.succeed(key))
     })
   })
 
-export const hash = (password: string) =>
+/** A new hash of `password` with N = 2^cost. */
+export const hash = (password: string, cost: number = parameters.cost) =>
   Effect.gen(function*() {
+    const N = 2 ** cost
     const salt = Crypto.randomBytes(parameters.saltLength)
-    const key = yield* derive(password, salt, parameters.N, parameters.r, parameters.p, parameters.keyLength)
-    return `scrypt$${parameters.N}$${parameters.r}$${parameters.p}$${salt.toString("base64")}$${key.toString("base64")}`
+    const key = yield* derive(password, salt, N, parameters.r, parameters.p, parameters.keyLength)
+    return `scrypt$${N}$${parameters.r}$${parameters.p}$${salt.toString("base64")}$${key.toString("base64")}`
   })
 
 /** True when `password` matches `stored`; a malformed stored hash never matches. Constant time in the key compare. */
@@ -43,4 +44,4 @@ export const verify = (password: string, stored: string) =>
  * A stored hash of a password nobody has: an unknown email is checked against it, so that it costs the same time
  * as a wrong password (no user enumeration by timing).
  */
-export const decoy = hash(Crypto.randomBytes(24).toString("base64"))
+export const decoy = (cost: number = parameters.cost) => hash(Crypto.randomBytes(24).toString("base64"), cost)

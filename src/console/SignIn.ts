@@ -1,5 +1,6 @@
 import { Effect, Option } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
+import { AppConfig } from "../config/AppConfig.js"
 import { Ids } from "../ids/Ids.js"
 import { Partners } from "../partners/Partners.js"
 import { EmailTaken, InvalidCredentials, TooManySignInAttempts } from "./Api.js"
@@ -35,12 +36,13 @@ export const make = (repo: ConsoleRepo.ConsoleRepo, openSession: OpenSession) =>
     const clock = yield* ServiceClock
     const ids = yield* Ids
     const partners = yield* Partners
-    const decoy = yield* Effect.cached(Passwords.decoy)
+    const cost = (yield* AppConfig).consolePasswordCost ?? Passwords.parameters.cost
+    const decoy = yield* Effect.cached(Passwords.decoy(cost))
     const inTransaction = yield* ConsoleRepo.makeInTransaction
 
     const signUp = Effect.fn("Console.signUp")(function*(input: { readonly email: string; readonly password: string; readonly companyName: string }) {
       const email = normalise(input.email)
-      const passwordHash = yield* Passwords.hash(input.password)
+      const passwordHash = yield* Passwords.hash(input.password, cost)
       return yield* inTransaction(Effect.gen(function*() {
         if (Option.isSome(yield* repo.userByEmail(email))) return yield* emailTaken()
         const partner = yield* partners.createWithoutKey(input.companyName)

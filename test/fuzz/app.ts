@@ -57,7 +57,8 @@ export const startFuzzApp = async (options: { readonly databaseUrl?: string | un
     actorMailboxCapacity: 256,
     actorIdleMs: 60_000,
     actorsMax: 10_000,
-    webhookTimeoutMs: 10_000
+    webhookTimeoutMs: 10_000,
+    consolePasswordCost: 10
   }
   const ids = options.seed === undefined ? Ids.layer : Ids.layerSeeded(options.seed)
   const layer = ServerLayer.pipe(

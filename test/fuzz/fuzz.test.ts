@@ -16,7 +16,7 @@ let report: FuzzReport
 
 beforeAll(async () => {
   app = await startTestApp({ seed: `fuzz-${seed}`, config: { webhookTimeoutMs: 2000 } })
-  report = await runFuzz(app, { requests, seed, long: false })
+  report = await runFuzz(app, { requests, seed, long: false, ...(process.env.FUZZ_TIMING ? { log: (line: string) => console.log(line), progressEvery: 250 } : {}) })
   console.log(formatReport(report))
 }, 240_000)
 afterAll(async () => {

@@ -53,6 +53,8 @@ export const testConfig = (overrides: Partial<AppConfigShape> = {}): AppConfigSh
   actorIdleMs: 60_000,
   actorsMax: 10_000,
   webhookTimeoutMs: 10_000,
+  // Console password hashes at scrypt's N = 2^10 (about 1 ms) instead of 2^15: suites sign in hundreds of times.
+  consolePasswordCost: 10,
   ...overrides
 })
 
@@ -82,6 +84,22 @@ export interface TestApp {
   readonly close: () => Promise<void>
   /** The app's database (its URL on PostgreSQL), to start a second app on it. */
   readonly database?: { readonly layer: DatabaseLayer; readonly url?: string }
+}
+
+/**
+ * The checker of a document, one per document and process: its ajv validators are compiled on first use, schema by
+ * schema, and the test workers run file after file (vitest.config.ts) with apps that mostly serve the same document.
+ * Only `assertDescribed` is used here, which keeps no state but those validators (and a coverage list nobody reads).
+ */
+const conformances = new Map<string, ReturnType<typeof makeConformance>>()
+const conformanceOf = (document: Awaited<ReturnType<typeof fetchOpenApiDocument>>) => {
+  const key = JSON.stringify(document)
+  let conformance = conformances.get(key)
+  if (conformance === undefined) {
+    conformance = makeConformance(document)
+    conformances.set(key, conformance)
+  }
+  return conformance
 }
 
 /** Starts the whole service on a loopback port with a fresh database; talk to it with real HTTP. */
@@ -134,7 +152,7 @@ export const startTestApp = async (
 
   // Every response any suite receives must be one the OpenAPI document describes (status, content type, body).
   const basePath = new URL(baseUrl).pathname.replace(/\/$/, "")
-  const conformance = options.conformance === false ? undefined : makeConformance(await fetchOpenApiDocument(baseUrl))
+  const conformance = options.conformance === false ? undefined : conformanceOf(await fetchOpenApiDocument(baseUrl))
   const checkedRequest = async <T>(method: string, path: string, opts: RequestOptions = {}): Promise<Reply<T>> => {
     const reply = await request<T>(method, path, opts)
     conformance?.assertDescribed({

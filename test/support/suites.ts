@@ -1,6 +1,6 @@
 /**
  * Which test files run on which database (vitest.config.ts reads these lists; `.ci/run` runs the whole suite on
- * PGlite, then only the `database` project on PostgreSQL 15).
+ * PGlite and, beside it, only the `database` project on PostgreSQL 15).
  *
  * - `databaseSuites` (vitest project `database`): every file whose outcome depends on the database under test
  *   (TEST_DATABASE_URL, else PGlite): it starts the service (startTestApp, the spawned `serve`), opens the suite's
@@ -90,3 +90,32 @@ export const pgliteOnlySuites: Readonly<Record<string, string>> = {
   "test/db.pglite-connection.test.ts": "tests the batching PGlite connection against PGlite's own, on PGlites it creates",
   "test/foundation.process.test.ts": "the default deployment (PGlite in DATA_DIR): skipped when TEST_DATABASE_URL is set"
 }
+
+/**
+ * Started first, in this order (vitest.config.ts's sequencer; only the order depends on this list, and
+ * test/suites.test.ts checks that each entry is a database suite):
+ * - a suite that needs a worker no file has used before: test workers are reused from file to file (vitest.config.ts)
+ *   and src/db/Database.ts names at most 400 distinct statement texts per process; after a whole pass a worker has
+ *   counted about 250, and test/db.prepared-statements.test.ts expects its own statements prepared by name;
+ * - then the slowest suites (measured on the 2-core CI machine), so that none of them is left running alone at the
+ *   end of a pass while the other core idles. Vitest's own order (its cache of durations, wiped by `npm ci`, else the
+ *   largest file first) puts the fuzz suite, a small file with the longest run, last.
+ */
+export const startFirst: ReadonlyArray<string> = [
+  "test/db.prepared-statements.test.ts",
+  "test/fuzz/fuzz.test.ts",
+  "test/console.rules.test.ts",
+  "test/ledger.property.test.ts",
+  "test/globalsend.rules.test.ts",
+  "test/scenario.runner.test.ts",
+  "test/tui.e2e.test.ts",
+  "test/international.business.test.ts",
+  "test/sends.http.test.ts",
+  "test/trading.property.test.ts",
+  "test/fault.process.test.ts",
+  "test/trigger.test.ts",
+  "test/international.enrolment.test.ts",
+  "test/listen.test.ts",
+  "test/webhooks.delivery.test.ts",
+  "test/foundation.http.test.ts"
+]
