@@ -13,6 +13,7 @@ import { SandboxInspectApi } from "./sandbox/InspectApi.js"
 import { SandboxWebhookChaosApi, WebhooksApi } from "./webhooks/Api.js"
 import { BankAccountsApi } from "./bankaccounts/Api.js"
 import { describeErrors } from "./api/ApiError.js"
+import { withPartnerMessagesApi } from "./api/Messages.js"
 import { SandboxSendsApi, SendsApi } from "./sends/Api.js"
 import { SandboxRatesApi, TradingApi } from "./trading/Api.js"
 import { SandboxWithdrawalsApi, WithdrawalsApi } from "./withdrawals/Api.js"
@@ -91,8 +92,11 @@ const base = HttpApi.make("api")
   .annotate(OpenApi.Servers, [{ url: "/", description: "The origin that serves this document (every path starts with /api/v1)" }])
   .annotate(OpenApi.Transform, (spec) => acceptUnknownFields(describeErrors(spec)))
 
-/** Sandbox control groups: each rail's controls are added here. */
-export class Api extends base
+/**
+ * Sandbox control groups: each rail's controls are added here. Both APIs pass through `withPartnerMessagesApi`: a
+ * request their schemas refuse is answered in the partner's wording (src/api/Messages.ts).
+ */
+export class Api extends withPartnerMessagesApi(base
   .add(SandboxPartnersApi)
   .add(SandboxApi)
   .add(SandboxRailsApi)
@@ -108,7 +112,7 @@ export class Api extends base
   .add(SandboxGlobalSendsApi)
   .add(SandboxConsoleApi)
   .add(SandboxWebhookChaosApi)
-  .prefix("/api/v1")
+  .prefix("/api/v1"))
 {}
 
-export class ProductionApi extends base.prefix("/api/v1") {}
+export class ProductionApi extends withPartnerMessagesApi(base.prefix("/api/v1")) {}

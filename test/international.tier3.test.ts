@@ -4,6 +4,7 @@ import { Ajv2020 } from "ajv/dist/2020.js"
 import addFormats from "ajv-formats"
 import { Either, FastCheck as fc, JSONSchema, ParseResult, Schema } from "effect"
 import { describe, expect, it } from "vitest"
+import { withPartnerMessages } from "../src/api/Messages.js"
 import { normalizeError } from "../src/http/ErrorEnvelope.js"
 import {
   type AssociatedPerson,
@@ -95,7 +96,8 @@ const businessBody = (overrides: Record<string, unknown> = {}) => ({
 /** JSON has no `undefined`: an override of `undefined` removes the field, as a client would. */
 const json = <A>(value: A): A => JSON.parse(JSON.stringify(value))
 
-const decode = Schema.decodeUnknownEither(Tier3Body)
+/** Decoded as the endpoint decodes it: with the partner's wording on its nodes (src/api/Messages.ts). */
+const decode = Schema.decodeUnknownEither(withPartnerMessages(Tier3Body))
 
 const decoded = (body: unknown) => {
   const result = decode(json(body))

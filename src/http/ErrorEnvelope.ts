@@ -4,7 +4,7 @@ import type { ErrorBody } from "../api/ApiError.js"
 /**
  * Turns any error response into the SPEC.md error envelope. Endpoint errors already carry `code`, `message` and
  * `error` (ApiError.ts); schema failures arrive as HttpApiDecodeError and become BAD_REQUEST with a message naming
- * the field; responses produced by the router or server (unknown route, defects) get a code from their status.
+ * the field (worded by the schemas' message annotations, src/api/Messages.ts); responses produced by the router or server (unknown route, defects) get a code from their status.
  */
 const statusDefaults: Record<number, { code: string; error: string; message: string }> = {
   400: { code: "BAD_REQUEST", error: "BadRequest", message: "The request is not valid" },
@@ -26,111 +26,35 @@ const statusDefaults: Record<number, { code: string; error: string; message: str
 }
 
 interface DecodeIssue {
+  readonly _tag?: string
   readonly path: ReadonlyArray<PropertyKey>
   readonly message: string
 }
 
-/** An echoed input value is cut after this many characters (`…` added). */
-export const echoedValueMax = 64
 /** A whole error message is cut after this many characters (`…` added). */
 export const messageMax = 500
 
 const cut = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max)}…`)
 
-const expectedPattern = /^Expected (.+), actual (.+)$/s
-const literalPattern = /^"((?:[^"\\]|\\.)*)"$|^(-?\d+(?:\.\d+)?|true|false)$/
-
 /**
- * What a schema's "Expected X" means, in the partner's terms (no schema internals such as patterns or type
- * literals). `undefined` for an X that has no better wording than "is not valid".
+ * One issue as the partner reads it. The message is already in the partner's terms: every endpoint's schemas carry
+ * message annotations (src/api/Messages.ts) that word the structured issue, and at the top of the body they name
+ * the request body themselves; a missing field says "is required".
  */
-const expectedInPartnerTerms = (expected: string): string | undefined => {
-  const literal = literalPattern.exec(expected)
-  if (literal !== null) return literal[1] ?? literal[2]
-  switch (expected) {
-    case "string":
-      return "a string"
-    case "number":
-      return "a JSON number"
-    case "boolean":
-      return "true or false"
-    case "null":
-      return "null"
-    case "a Universally Unique Identifier":
-      return "a uuid"
-    case "an integer":
-      return "an integer"
-    case "a valid Date":
-      return "a valid date"
-  }
-  if (/^(ReadonlyArray<|readonly \[|Array<)/.test(expected)) return "an array"
-  if (/^\{/.test(expected)) return "a JSON object"
-  const between = /^a number between (\S+) and (\S+)$/.exec(expected)
-  if (between !== null) return `a number from ${between[1]} to ${between[2]}`
-  const atMost = /^a string at most (\d+) character\(s\) long$/.exec(expected)
-  if (atMost !== null) return `at most ${atMost[1]} characters long`
-  const atLeast = /^a string at least (\d+) character\(s\) long$/.exec(expected)
-  if (atLeast !== null) return `at least ${atLeast[1]} characters long`
-  if (expected === "a non empty string") return "a non-empty string"
-  return undefined
-}
-
-/** "must be a string", "must be one of NG, GH", or "is not valid" for a schema detail with no partner wording. */
-const mustBe = (expected: ReadonlyArray<string>): string => {
-  const relevant = expected.filter((x) => x !== "undefined")
-  const terms = relevant.map(expectedInPartnerTerms)
-  if (terms.length === 0 || terms.some((term) => term === undefined)) return "is not valid"
-  const allLiterals = relevant.every((x) => literalPattern.test(x))
-  if (allLiterals && terms.length > 1) return `must be one of ${terms.join(", ")}`
-  return `must be ${terms.join(" or ")}`
-}
-
-const describeActual = (actual: string) => ` (got ${cut(actual, echoedValueMax)})`
-
-/** One issue's message in the partner's terms: what the value must be, and the value given, cut short. */
-const partnerMessage = (message: string): string => {
-  const firstLine = message.split("\n")[0] ?? message
-  const expected = expectedPattern.exec(firstLine)
-  if (expected !== null) return mustBe([expected[1]!]) + describeActual(expected[2]!)
-  const transformation = /^Unable to decode (.+) into a number$/s.exec(firstLine)
-  if (transformation !== null) return "must be a number" + describeActual(transformation[1]!)
-  return cut(firstLine, messageMax)
-}
-
 const describeIssue = (issue: DecodeIssue): string => {
   const field = issue.path.map(String).join(".")
-  if (field === "") {
-    if (/^Expected .+, actual (null|undefined)$/s.test(issue.message)) return "request body is required and must be a JSON object"
-    const expected = expectedPattern.exec(issue.message)
-    if (expected !== null && expected[1]!.startsWith("{")) return `request body must be a JSON object${describeActual(expected[2]!)}`
-    return `request body: ${partnerMessage(issue.message)}`
-  }
-  if (issue.message === "is missing") return `${field}: is required`
-  return `${field}: ${partnerMessage(issue.message)}`
+  const message = issue._tag === "Missing" ? "is required" : cut(issue.message, messageMax)
+  return field === "" ? message : `${field}: ${message}`
 }
 
-/**
- * One issue per field. A union (an enum such as `country`, or `NullOr(String)`) fails once per member, and the
- * array formatter ignores the union's own message; the members' "Expected X, actual Y" issues are merged into one
- * that lists every accepted value instead of naming only the first.
- */
-const mergePerField = (issues: ReadonlyArray<DecodeIssue>): Array<DecodeIssue> => {
-  const byField = new Map<string, Array<DecodeIssue>>()
+/** One issue per field: the first the schema reports (a union's members are already one issue). */
+const firstPerField = (issues: ReadonlyArray<DecodeIssue>): Array<DecodeIssue> => {
+  const byField = new Map<string, DecodeIssue>()
   for (const issue of issues) {
     const key = issue.path.map(String).join(".")
-    const group = byField.get(key)
-    if (group === undefined) byField.set(key, [issue])
-    else group.push(issue)
+    if (!byField.has(key)) byField.set(key, issue)
   }
-  return [...byField.values()].map((group) => {
-    const first = group[0]!
-    if (group.length === 1) return first
-    const parts = group.map((issue) => expectedPattern.exec(issue.message))
-    if (parts.some((match) => match === null) || new Set(parts.map((match) => match![2])).size !== 1) return first
-    const expected = [...new Set(parts.map((match) => match![1]!))]
-    // Already in partner terms: describeIssue passes a message without "Expected" through.
-    return { path: first.path, message: mustBe(expected) + describeActual(parts[0]![2]!) }
-  })
+  return [...byField.values()]
 }
 
 const parseBody = (response: HttpServerResponse.HttpServerResponse): Record<string, unknown> | undefined => {
@@ -183,7 +107,7 @@ export const normalizeError = (
     const issues = parsed.issues as ReadonlyArray<DecodeIssue>
     code = "BAD_REQUEST"
     error = "BadRequest"
-    message = mergePerField(issues).slice(0, 5).map(describeIssue).join("; ") || "The request is not valid"
+    message = firstPerField(issues).slice(0, 5).map(describeIssue).join("; ") || "The request is not valid"
   } else if (typeof parsed?.code === "string" && typeof parsed.message === "string") {
     code = parsed.code
     message = parsed.message

@@ -61,6 +61,8 @@ export interface StateChange {
 export interface FuzzReport {
   readonly seed: number
   readonly requests: number
+  /** Requests in the sweep (every operation × every mutation family); the rest of `requests` is the random mix. */
+  readonly sweep: number
   readonly replays: number
   readonly byClass: Record<string, number>
   readonly byPhase: Record<string, number>
@@ -365,6 +367,7 @@ export const runFuzz = async (app: TestApp, options: FuzzOptions): Promise<FuzzR
   return {
     seed: options.seed,
     requests: sent,
+    sweep: sweep.length,
     replays,
     byClass,
     byPhase,
@@ -394,7 +397,7 @@ export const formatReport = (report: FuzzReport, options: { readonly verbose?: b
     }
   }
   lines.push(`Fuzz seed: ${report.seed}`)
-  lines.push(`Requests sent: ${report.requests} (+${report.replays} replays to attribute state changes) in ${(report.durationMs / 1000).toFixed(1)} s`)
+  lines.push(`Requests sent: ${report.requests} (the sweep ${report.sweep}, +${report.replays} replays to attribute state changes) in ${(report.durationMs / 1000).toFixed(1)} s`)
   lines.push(`By status class: ${Object.entries(report.byClass).sort().map(([k, v]) => `${k} ${v}`).join(", ")}`)
   lines.push(`By phase: ${Object.entries(report.byPhase).map(([k, v]) => `${k === "valid" ? "valid-ish (Arbitrary)" : "hostile"} ${v}`).join(", ")}`)
   lines.push(`Operations reached: ${report.operationsCovered}/${report.operationsTotal}; OpenAPI check: ${report.openApiChecker}`)
