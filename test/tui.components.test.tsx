@@ -400,6 +400,20 @@ describe("TUI App", () => {
     await ui.waitForText("paused", "ref-004", "5 events")
   })
 
+  it("keys in one burst (↑ ↑ ↑ Enter, as a terminal delivers them) open the row the last ↑ highlighted", async () => {
+    const fake = makeFake({ backlog })
+    const ui = await launch(fake)
+    await ui.waitForText("5 events", "ref-005")
+    await ui.press(keys.up + keys.up + keys.up + keys.enter) // one write: the keys arrive before any render
+    await ui.waitForText("Details", `Event     ${eventId(2)}`)
+    expect(fake.calls.eventChain).toEqual([eventId(2)])
+    await ui.press(keys.escape)
+    await ui.waitForGone("Details")
+    await ui.press(keys.down + keys.enter)
+    await ui.waitForText("Details", `Event     ${eventId(3)}`)
+    expect(fake.calls.eventChain).toEqual([eventId(2), eventId(3)])
+  })
+
   it("Customers (2) lists balances with held; Enter shows that customer's events", async () => {
     const ui = await launch(makeFake({ backlog }))
     await ui.waitForText("5 events")

@@ -1,11 +1,11 @@
 import { Box, Text, useApp, useInput, useStdout } from "ink"
-import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react"
+import { useCallback, useEffect, useMemo, useRef, useState } from "react"
 import type { Backend, Clock, StreamState } from "../Backend.js"
 import * as Feed from "../Feed.js"
 import { clockText, durationText, fit } from "../Format.js"
 import { footerHints, globalKeys, paneKeys, type PaneName, paneNames } from "../Keys.js"
 import { ClockPane } from "./ClockPane.js"
-import { Prompt } from "./Common.js"
+import { Prompt, useKeyReducer } from "./Common.js"
 import { type Ui, UiContext } from "./Context.js"
 import { CustomersPane } from "./CustomersPane.js"
 import { Details } from "./Details.js"
@@ -76,7 +76,7 @@ export const App = (props: { readonly backend: Backend; readonly partnerName: st
   const app = useApp()
   const { columns, rows } = useTerminalSize()
   const [pane, setPane] = useState<PaneName>(props.initialPane ?? "Events")
-  const [feed, dispatch] = useReducer(Feed.reduce, Feed.initial)
+  const [feed, dispatch, feedRef] = useKeyReducer(Feed.reduce, Feed.initial)
   const [stream, setStream] = useState<StreamState>("connecting")
   const [prompt, setPrompt] = useState<PromptState | undefined>(undefined)
   const [help, setHelp] = useState(false)
@@ -177,7 +177,7 @@ export const App = (props: { readonly backend: Backend; readonly partnerName: st
             : details !== undefined
             ? <Details eventId={details} width={width} height={bodyHeight} onClose={() => setDetails(undefined)} />
             : pane === "Events"
-            ? <EventsPane feed={feed} dispatch={dispatch} active={paneActive} width={width} height={bodyHeight} />
+            ? <EventsPane feed={feed} feedRef={feedRef} dispatch={dispatch} active={paneActive} width={width} height={bodyHeight} />
             : pane === "Customers"
             ? (
               <CustomersPane

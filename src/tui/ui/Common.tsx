@@ -130,3 +130,17 @@ export const useKeyState = <A,>(initial: A) => {
   }, [])
   return [value, set, ref] as const
 }
+
+/**
+ * `useReducer` whose latest state key handlers read from a ref, for the same reason as `useKeyState`: in a burst
+ * (↑ ↑ ↑ Enter) each key must see the state the previous keys left, not the last render's.
+ */
+export const useKeyReducer = <S, A>(reduce: (state: S, action: A) => S, initial: S) => {
+  const [state, setState] = useState(initial)
+  const ref = useRef(initial)
+  const dispatch = useCallback((action: A) => {
+    ref.current = reduce(ref.current, action)
+    setState(ref.current)
+  }, [reduce])
+  return [state, dispatch, ref] as const
+}

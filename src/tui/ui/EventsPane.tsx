@@ -1,5 +1,5 @@
 import { Box, Text, useInput } from "ink"
-import type { Dispatch } from "react"
+import type { Dispatch, RefObject } from "react"
 import * as Feed from "../Feed.js"
 import { cell, eventReference, shortId, timeText } from "../Format.js"
 import { List, moveSelection } from "./Common.js"
@@ -11,6 +11,8 @@ export const eventLine = (event: { type: string; createdAt: string; customerId: 
 /** The live feed: follow mode, filter, details. Its state lives in the App so that it survives pane switches. */
 export const EventsPane = (props: {
   readonly feed: Feed.FeedState
+  /** The feed as the keys so far left it (a burst of keys runs before the next render): what key handlers read. */
+  readonly feedRef: RefObject<Feed.FeedState>
   readonly dispatch: Dispatch<Feed.FeedAction>
   readonly active: boolean
   readonly width: number
@@ -20,21 +22,23 @@ export const EventsPane = (props: {
   const events = Feed.visible(props.feed)
   const listHeight = Math.max(1, props.height - 2)
   useInput((input, key) => {
-    const moved = moveSelection(input, key, props.feed.selected, events.length, listHeight)
+    const feed = props.feedRef.current ?? props.feed
+    const shown = Feed.visible(feed)
+    const moved = moveSelection(input, key, feed.selected, shown.length, listHeight)
     if (moved !== undefined) {
       if (key.end) return props.dispatch({ _tag: "Follow" })
       if (key.home) return props.dispatch({ _tag: "Top" })
-      return props.dispatch({ _tag: "Move", by: moved - props.feed.selected })
+      return props.dispatch({ _tag: "Move", by: moved - feed.selected })
     }
     if (input === "f" || input === "G") return props.dispatch({ _tag: "Follow" })
     if (input === "g") return props.dispatch({ _tag: "Top" })
     if (input === "x") return props.dispatch({ _tag: "Filter", filter: "" })
     if (input === "/") {
-      return ui.ask("Filter (type:<prefix> customer:<id> text)", props.feed.filter, (filter) =>
+      return ui.ask("Filter (type:<prefix> customer:<id> text)", feed.filter, (filter) =>
         props.dispatch({ _tag: "Filter", filter: filter.trim() }))
     }
     if (key.return) {
-      const event = events[props.feed.selected]
+      const event = shown[feed.selected]
       if (event !== undefined) ui.openDetails(event.id)
     }
   }, { isActive: props.active })
