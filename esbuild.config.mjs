@@ -32,19 +32,20 @@ const fingerprint = (file) => {
   }
 }
 
-const upToDate = () => {
+/** Why dist/main.js must be built (for the line `npm start` prints), or undefined when it is up to date. */
+const staleBecause = () => {
   let stamp
   try {
-    if (!NodeFs.existsSync(outfile)) return false
+    if (!NodeFs.existsSync(outfile)) return "no build yet"
     stamp = JSON.parse(NodeFs.readFileSync(stampFile, "utf8"))
   } catch {
-    return false
+    return "no build record"
   }
-  if (stamp.version !== 1 || typeof stamp.inputs !== "object" || stamp.inputs === null) return false
+  if (stamp.version !== 1 || typeof stamp.inputs !== "object" || stamp.inputs === null) return "no build record"
   for (const [file, seen] of Object.entries(stamp.inputs)) {
-    if (fingerprint(file) !== seen) return false
+    if (fingerprint(file) !== seen) return `${file} changed`
   }
-  return true
+  return undefined
 }
 
 /**
@@ -86,7 +87,10 @@ export const build = async (target = outfile, entryPoint = "src/main.ts") => {
 }
 
 if (process.argv[1] !== undefined && NodePath.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  if (process.argv.includes("--force") || !upToDate()) {
+  const because = process.argv.includes("--force") ? "--force" : staleBecause()
+  if (because !== undefined) {
+    // One line on stderr while esbuild works (about 1 s): `npm start` is otherwise silent until the banner.
+    process.stderr.write(`building dist/main.js (${because})…\n`)
     try {
       await build()
     } catch (error) {

@@ -1,7 +1,22 @@
-import { Args, Command, Options } from "@effect/cli"
+import { Args, Command, Options, ValidationError } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
-import { ConfigError, Console, Effect, Layer, Logger } from "effect"
+import { ConfigError, Console, Effect, Layer, Logger, Option } from "effect"
+import * as NodeFs from "node:fs"
+import * as NodePath from "node:path"
 import { Banner, makeOperatorLayer, makeServicesLayer, ServerLayer } from "./App.js"
+import * as CliOptions from "./cli/CliOptions.js"
+import * as Help from "./cli/Help.js"
+import {
+  ledgerCheckHelp,
+  partnerKybArguments,
+  partnerKybDecisions,
+  partnerKybHelp,
+  partnerKybOptions,
+  scenarioHelp,
+  serveHelp,
+  serviceCommands,
+  serviceHelp
+} from "./cli/HelpTexts.js"
 import { decideKybInTransaction } from "./console/Console.js"
 import { transaction } from "./events/Events.js"
 import * as AppConfig from "./config/AppConfig.js"
@@ -33,11 +48,30 @@ const withConfig = <A, E, R>(effect: Effect.Effect<A, E, R>, logger: Layer.Layer
       Effect.zipRight(Console.error(AppConfig.describeConfigError(error)), Effect.sync(() => process.exit(78))))
   )
 
+/** A start-up phase a person waits for (`npm start` on a new DATA_DIR), on stderr: stdout has the banner and the log. */
+const phase = (line: string) => Effect.sync(() => void process.stderr.write(`${line}\n`))
+
+/**
+ * The configured database, saying what takes the time on a first start: a new embedded database runs initdb and
+ * then every migration (about 10 s on a laptop; an existing one opens in well under a second and prints nothing).
+ */
+const announcedDatabase = Layer.unwrapEffect(Effect.gen(function*() {
+  const config = yield* AppConfig.AppConfig
+  const fresh = Option.isNone(config.databaseUrl) && config.dataDir !== ":memory:" &&
+    !NodeFs.existsSync(NodePath.join(config.dataDir, "pgdata", "PG_VERSION"))
+  if (!fresh) return Database.layerFromConfig
+  yield* phase(`creating the embedded database in ${config.dataDir} (first run, about 10 s)…`)
+  const started = Date.now()
+  return Database.layerFromConfig.pipe(
+    Layer.tap(() => phase(`applying migrations (database created in ${((Date.now() - started) / 1000).toFixed(1)} s)…`))
+  )
+}))
+
 const serve = Command.make("serve", {}, () =>
   withConfig(
-    Layer.launch(Banner.pipe(Layer.provideMerge(ServerLayer), Layer.provideMerge(makeServicesLayer(Database.layerFromConfig)))),
+    Layer.launch(Banner.pipe(Layer.provideMerge(ServerLayer), Layer.provideMerge(makeServicesLayer(announcedDatabase)))),
     serverLogger
-  )).pipe(Command.withDescription("Run the HTTP server (sandbox mode on the embedded database by default)"))
+  )).pipe(Command.withDescription(serveHelp.summary))
 
 const ledgerCheck = Command.make("ledger-check", {}, () =>
   withConfig(
@@ -49,18 +83,18 @@ const ledgerCheck = Command.make("ledger-check", {}, () =>
       }
       yield* Console.log("ledger: every invariant holds")
     }).pipe(Effect.provide(Database.layer))
-  )).pipe(Command.withDescription("Verify every ledger invariant against the configured database"))
+  )).pipe(Command.withDescription(ledgerCheckHelp.summary))
 
 const scenario = Command.make("scenario", scenarioCommandConfig, (args) => withConfig(runScenarioCommand(args))).pipe(
-  Command.withDescription("Run QA scenario files (YAML) end to end, in-process by default or against --url")
+  Command.withDescription(scenarioHelp.summary)
 )
 
 const partnerKyb = Command.make("partner-kyb", {
-  partner: Args.text({ name: "partner" }).pipe(Args.withDescription("the partner's id, or its console sign-in email")),
-  decision: Args.choice([["approve", "APPROVED"], ["reject", "REJECTED"], ["request-resubmission", "RESUBMISSION_REQUESTED"]] as const, {
-    name: "decision"
-  }),
-  reason: Options.text("reason").pipe(Options.optional, Options.withDescription("required for reject and request-resubmission"))
+  partner: CliOptions.textArgument(partnerKybArguments.partner),
+  decision: Args.choice(partnerKybDecisions, { name: partnerKybArguments.decision.name }).pipe(
+    Args.withDescription(partnerKybArguments.decision.description)
+  ),
+  reason: CliOptions.text(partnerKybOptions.reason).pipe(Options.optional)
 }, ({ decision, partner, reason }) =>
   withConfig(
     Effect.gen(function*() {
@@ -76,10 +110,29 @@ const partnerKyb = Command.make("partner-kyb", {
       }),
       Effect.provide(makeOperatorLayer(Database.layerFromConfig))
     )
-  )).pipe(Command.withDescription("Compliance's KYB decision on a partner under review: approve, reject or request-resubmission"))
+  )).pipe(Command.withDescription(partnerKybHelp.summary))
 
 const root = Command.make("service").pipe(Command.withSubcommands([serve, ledgerCheck, scenario, partnerKyb]))
 
 const cli = Command.run(root, { name: "partner-money-movement", version: "0.1.0" })
 
-cli(process.argv).pipe(Effect.provide(NodeContext.layer), NodeRuntime.runMain({ disablePrettyLogger: true }))
+const argv = process.argv.slice(2)
+/** The subcommand the arguments name (the first argument that is one), whose help and usage line apply. */
+const subcommand = argv.find((arg) => serviceCommands.some(({ name }) => name === arg))
+const named = serviceCommands.find(({ name }) => name === subcommand)?.help ?? serviceHelp
+
+if (Help.wantsHelp(argv) || argv.length === 0) {
+  // Our own help (src/cli/HelpTexts.ts), anywhere among the arguments, before @effect/cli parses anything.
+  process.stdout.write(Help.render(named, { color: Help.useColor(process.stdout) }), () => process.exit(0))
+} else {
+  cli(process.argv).pipe(
+    // @effect/cli has printed what is wrong (an unknown command or option, a missing argument): point at the help.
+    Effect.catchIf(ValidationError.isValidationError, () =>
+      Effect.sync(() => {
+        process.stderr.write(`${Help.seeHelp(named)}\n`)
+        process.exit(2)
+      })),
+    Effect.provide(NodeContext.layer),
+    NodeRuntime.runMain({ disablePrettyLogger: true })
+  )
+}

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process"
+import * as NodeHttp from "node:http"
 import * as NodeNet from "node:net"
 import * as NodePath from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -288,10 +289,10 @@ describe("listen forwards the live event stream", () => {
       expect(mine!.headers["content-type"]).toBe("application/json")
       expect(mine!.headers.traceparent).toBeUndefined()
 
-      // One line when it arrived, one for the answer, in that order.
+      // One line when it arrived, one for the answer (its status and the first line of its body), in that order.
       const arrived = run.lines().findIndex((line) => new RegExp(`^${time} --> ${escape(event.type)} \\[${event.id}\\]$`).test(line))
       const answered = run.lines().findIndex((line) =>
-        new RegExp(`^${time} <-- \\[200\\] POST ${escape(local.url)} \\[${event.id}\\] in \\d+ms$`).test(line))
+        new RegExp(`^${time} <-- \\[200\\] POST ${escape(local.url)} \\[${event.id}\\] in \\d+ms: 200$`).test(line))
       expect(arrived, `the --> line of ${event.type} ${event.id}:\n${run.stdout()}`).toBeGreaterThan(0)
       expect(answered).toBeGreaterThan(arrived)
     }
@@ -334,7 +335,7 @@ describe("listen forwards the live event stream", () => {
     expect(kyc.length).toBeGreaterThan(0)
     for (const event of kyc) {
       expect(local.ofEvent(event.id)).toHaveLength(1)
-      expect(run.lines()).toContainEqual(expect.stringMatching(new RegExp(`^${time} <-- \\[500\\] POST ${escape(local.url)} \\[${event.id}\\] in \\d+ms$`)))
+      expect(run.lines()).toContainEqual(expect.stringMatching(new RegExp(`^${time} <-- \\[500\\] POST ${escape(local.url)} \\[${event.id}\\] in \\d+ms: 500$`)))
     }
 
     run.child.kill("SIGINT")
@@ -426,12 +427,62 @@ describe("listen forwards the live event stream", () => {
         url: local.url,
         status: 200,
         error: null,
+        body: "200",
         ms: expect.any(Number)
       })
     }
 
     run.child.kill("SIGTERM")
     expect(await run.exited).toEqual({ code: 0, signal: null })
+  }, 60_000)
+
+  it("prints the receiver's status and the first line of its answer, cut and cleaned, in lines and in --print-json", async () => {
+    const { apiKey } = await app.newPartner()
+    // A receiver still on another secret: the first delivery on each path is refused with a two-line JSON body; the
+    // next ones are answered 200 with one long line holding an escape sequence.
+    const seen = new Map<string, number>()
+    const refusal = "{\"error\":\"invalid signature\",\"hint\":\"check WEBHOOK_SECRET\"}"
+    const long = `accepted \x1b[31m${"x".repeat(300)}`
+    const server = NodeHttp.createServer((req, res) => {
+      req.resume()
+      req.on("end", () => {
+        const count = (seen.get(req.url!) ?? 0) + 1
+        seen.set(req.url!, count)
+        if (count === 1) res.writeHead(401, { "content-type": "application/json" }).end(`\n${refusal}\nsecond line\n`)
+        else res.writeHead(200, { "content-type": "text/plain" }).end(long)
+      })
+    })
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    try {
+      const base = `http://127.0.0.1:${(server.address() as NodeNet.AddressInfo).port}`
+      const lines = spawnListen(["--url", origin, "--api-key", apiKey, "--forward-to", `${base}/text`, "--events", "customer.registered"])
+      const json = spawnListen(["--url", origin, "--api-key", apiKey, "--forward-to", `${base}/json`, "--events", "customer.registered", "--print-json"])
+      await waitForReady(lines)
+      await waitForLine(json, "the ready record", /"kind":"ready"/)
+      const [first, second] = [await newCustomer(apiKey), await newCustomer(apiKey)]
+      const [one, two] = (await allEvents(apiKey)).filter((event) => event.type === "customer.registered" && [first, second].includes(event.customerId!))
+      // the first non-empty line, as sent
+      await waitForLine(lines, "the 401 answer", new RegExp(`^${time} <-- \\[401\\] POST ${escape(base)}/text \\[${one!.id}\\] in \\d+ms: ${escape(refusal)}$`))
+      // a long line: control characters as spaces, cut after 120 characters ending in …
+      const cut = `accepted  [31m${"x".repeat(120 - "accepted  [31m".length - 1)}…`
+      const answered = await waitForLine(lines, "the 200 answer", new RegExp(`\\[${two!.id}\\] in \\d+ms: `))
+      expect(answered).toMatch(new RegExp(`^${time} <-- \\[200\\] POST ${escape(base)}/text \\[${two!.id}\\] in \\d+ms: ${escape(cut)}$`))
+      expect(lines.stdout()).not.toContain("\x1b")
+
+      await waitForLine(json, "the second answer record", new RegExp(`"kind":"answer".*"eventId":"${two!.id}"`))
+      const answers = json.lines().map((line) => JSON.parse(line) as Record<string, unknown>).filter((record) => record.kind === "answer")
+      expect(answers.map(({ body, error, eventId, status }) => ({ body, error, eventId, status }))).toEqual([
+        { eventId: one!.id, status: 401, error: null, body: refusal },
+        { eventId: two!.id, status: 200, error: null, body: cut }
+      ])
+      for (const run of [lines, json]) {
+        run.child.kill("SIGTERM")
+        expect(await run.exited).toEqual({ code: 0, signal: null })
+      }
+    } finally {
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    }
   }, 60_000)
 
   it("a receiver that is not listening: the answer line names the connection error and listen goes on", async () => {

@@ -2,6 +2,9 @@ import { Command, Options, ValidationError } from "@effect/cli"
 import { NodeContext, NodeHttpClient, NodeRuntime } from "@effect/platform-node"
 import { Cause, Data, Effect, Either, Exit, Layer, Option, Queue } from "effect"
 import * as Client from "../Client.js"
+import * as CliOptions from "./CliOptions.js"
+import * as Help from "./Help.js"
+import { listenHelp, listenOptions } from "./HelpTexts.js"
 import { normaliseBaseUrl } from "../tui/Backend.js"
 import { isUuid } from "../ids/Ids.js"
 import { defaultApiKey, defaultUrl, noDefaultKeyMessage, SandboxEnvironment } from "./Defaults.js"
@@ -25,35 +28,14 @@ const usage = (message: string) => new ListenFailure({ message, exitCode: 2 })
 
 
 const options = {
-  url: Options.text("url").pipe(
-    Options.withPseudoName("URL"),
-    Options.optional,
-    Options.withDescription("the sandbox, e.g. http://127.0.0.1:8080 (default: http://HOST:PORT of npm start)")
-  ),
-  apiKey: Options.text("api-key").pipe(
-    Options.withPseudoName("KEY"),
-    Options.optional,
-    Options.withDescription("a partner API key (default: PMM_API_KEY, else the demo partner's key from ENCRYPTION_KEY or DATA_DIR)")
-  ),
-  forwardTo: Options.text("forward-to").pipe(
-    Options.withPseudoName("URL"),
-    Options.optional,
-    Options.withDescription("required: the http(s) URL to POST every event to, e.g. http://127.0.0.1:3000/webhooks")
-  ),
-  events: Options.text("events").pipe(
-    Options.withPseudoName("TYPES"),
-    Options.optional,
-    Options.withDescription("only these event types, comma-separated; a prefix such as withdrawal.* matches a family")
-  ),
-  customer: Options.text("customer").pipe(Options.withPseudoName("ID"), Options.optional, Options.withDescription("only the events of this customer id")),
-  secret: Options.text("secret").pipe(
-    Options.withPseudoName("WHSEC"),
-    Options.optional,
-    Options.withDescription("the signing secret to sign with (default: a fresh whsec_..., printed when connected)")
-  ),
-  printJson: Options.boolean("print-json").pipe(
-    Options.withDescription("print NDJSON records (ready, event, answer) instead of lines")
-  )
+  url: CliOptions.text(listenOptions.url).pipe(Options.optional),
+  apiKey: CliOptions.text(listenOptions.apiKey).pipe(Options.optional),
+  // Required, but checked by `run`: a missing --forward-to is one line naming it, not @effect/cli's message.
+  forwardTo: CliOptions.text(listenOptions.forwardTo).pipe(Options.optional),
+  events: CliOptions.text(listenOptions.events).pipe(Options.optional),
+  customer: CliOptions.text(listenOptions.customer).pipe(Options.optional),
+  secret: CliOptions.text(listenOptions.secret).pipe(Options.optional),
+  printJson: CliOptions.flag(listenOptions.printJson)
 }
 
 interface Args {
@@ -122,7 +104,7 @@ const run = (args: Args) =>
       catch: () => usage(`--url: not a valid http(s) URL: ${rawUrl}`)
     })
     if (Option.isNone(args.forwardTo)) {
-      return yield* usage("--forward-to is required, e.g. --forward-to http://127.0.0.1:3000/webhooks (see --help)")
+      return yield* usage(`--forward-to is required, e.g. --forward-to http://127.0.0.1:3000/webhooks. ${Help.seeHelp(listenHelp)}`)
     }
     const forwardTo = (yield* httpUrl("--forward-to", args.forwardTo.value)).href
     const filter = Option.isSome(args.events) ? yield* Either.mapLeft(parseEventFilter(args.events.value), usage) : everything
@@ -193,9 +175,7 @@ const run = (args: Args) =>
     return yield* Effect.all([reader, forwarder], { concurrency: 2, discard: true })
   })
 
-const listen = Command.make("listen", options, run).pipe(
-  Command.withDescription("Forward the partner's live sandbox events to a local URL, signed like real webhook deliveries")
-)
+const listen = Command.make("listen", options, run).pipe(Command.withDescription(listenHelp.summary))
 
 const cli = Command.run(listen, { name: "npm run listen --", version: "0.1.0" })
 
@@ -214,23 +194,31 @@ const exitCodeOf = (exit: Exit.Exit<unknown, unknown>): number => {
 // A closed stdout (`| head`) ends listen quietly.
 process.stdout.on("error", () => process.exit(0))
 
-cli(process.argv).pipe(
-  Effect.tapErrorCause((cause) => {
-    const failure = Cause.failureOption(cause)
-    if (Option.isSome(failure) && failure.value instanceof ListenFailure) {
-      const message = failure.value.message
-      return Effect.sync(() => void process.stderr.write(`listen: ${message}\n`))
-    }
-    // @effect/cli has printed its own message for a usage error.
-    if (Option.isSome(failure) && ValidationError.isValidationError(failure.value)) return Effect.void
-    return Cause.isInterruptedOnly(cause) ? Effect.void : Effect.sync(() => void process.stderr.write(`listen: ${Cause.pretty(cause)}\n`))
-  }),
-  // Keep-alive connections, as the service's sender keeps them.
-  Effect.provide(NodeHttpClient.layerWithoutAgent.pipe(Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: true })))),
-  Effect.provide(NodeContext.layer),
-  NodeRuntime.runMain({
-    disableErrorReporting: true,
-    disablePrettyLogger: true,
-    teardown: (exit, onExit) => onExit(exitCodeOf(exit))
-  })
-)
+const argv = process.argv.slice(2)
+if (Help.wantsHelp(argv)) {
+  // Our own help (src/cli/HelpTexts.ts), anywhere among the arguments, before @effect/cli parses anything.
+  process.stdout.write(Help.render(listenHelp, { color: Help.useColor(process.stdout) }), () => process.exit(0))
+} else {
+  cli(process.argv).pipe(
+    Effect.tapErrorCause((cause) => {
+      const failure = Cause.failureOption(cause)
+      if (Option.isSome(failure) && failure.value instanceof ListenFailure) {
+        const message = failure.value.message
+        return Effect.sync(() => void process.stderr.write(`listen: ${message}\n`))
+      }
+      // @effect/cli has printed its own message for a usage error: point at the help.
+      if (Option.isSome(failure) && ValidationError.isValidationError(failure.value)) {
+        return Effect.sync(() => void process.stderr.write(`${Help.seeHelp(listenHelp)}\n`))
+      }
+      return Cause.isInterruptedOnly(cause) ? Effect.void : Effect.sync(() => void process.stderr.write(`listen: ${Cause.pretty(cause)}\n`))
+    }),
+    // Keep-alive connections, as the service's sender keeps them.
+    Effect.provide(NodeHttpClient.layerWithoutAgent.pipe(Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: true })))),
+    Effect.provide(NodeContext.layer),
+    NodeRuntime.runMain({
+      disableErrorReporting: true,
+      disablePrettyLogger: true,
+      teardown: (exit, onExit) => onExit(exitCodeOf(exit))
+    })
+  )
+}

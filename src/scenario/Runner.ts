@@ -3,6 +3,8 @@ import { Effect, LogLevel, Option } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { glob, isDynamicPattern } from "tinyglobby"
+import * as CliOptions from "../cli/CliOptions.js"
+import { scenarioArguments, scenarioOptions } from "../cli/HelpTexts.js"
 import { AppConfig, type AppConfigShape } from "../config/AppConfig.js"
 import { runScenario, type ScenarioResult } from "./Execute.js"
 import type { Scenario, Step } from "./Language.js"
@@ -138,13 +140,13 @@ export const runScenarios = async (options: RunOptions): Promise<RunSummary> => 
   return finish(results, [], totals.scenarios.failed > 0 ? 1 : 0)
 }
 
-/** The `scenario` command's arguments and options (see src/main.ts). */
+/** The `scenario` command's arguments and options (see src/main.ts), described once in src/cli/HelpTexts.ts. */
 export const scenarioCommandConfig = {
-  files: Args.text({ name: "files or globs" }).pipe(Args.atLeast(1), Args.withDescription("scenario files, directories or quoted globs such as 'scenarios/**/*.yaml'")),
-  url: Options.text("url").pipe(Options.optional, Options.withDescription("run against a service already running in sandbox mode (http://host:port)")),
-  concurrency: Options.integer("concurrency").pipe(Options.withDefault(2), Options.withDescription("scenarios run at once")),
-  reporter: Options.choice("reporter", ["console", "junit"]).pipe(Options.withDefault("console" as const)),
-  output: Options.text("output").pipe(Options.optional, Options.withDescription("file for the JUnit XML report"))
+  files: CliOptions.textArgument(scenarioArguments[0]!).pipe(Args.atLeast(1)),
+  url: CliOptions.text(scenarioOptions.url).pipe(Options.optional),
+  concurrency: CliOptions.integer(scenarioOptions.concurrency).pipe(Options.withDefault(Number(scenarioOptions.concurrency.default))),
+  reporter: CliOptions.choice(scenarioOptions.reporter).pipe(Options.withDefault(scenarioOptions.reporter.default)),
+  output: CliOptions.text(scenarioOptions.output).pipe(Options.optional)
 }
 
 export const runScenarioCommand = (args: {

@@ -1,20 +1,15 @@
 import { parseArgs } from "node:util"
 import { defaultApiKeyOrProblem, defaultUrl, readSandboxEnvironment, type SandboxEnvironment } from "../cli/Defaults.js"
+import * as Help from "../cli/Help.js"
+import { tuiHelp, tuiOptions } from "../cli/HelpTexts.js"
 import { type Backend, BackendError, followEvents, httpBackend, normaliseBaseUrl } from "./Backend.js"
 
 /**
  * `npm run tui [-- --url <base_url> --key <api key> --output json]`: the terminal UI, or with `--output json` the
  * live event feed as NDJSON on stdout. Defaults reach the sandbox that `npm start` runs on this machine: the URL
- * from HOST and PORT, the demo partner's key from ENCRYPTION_KEY or DATA_DIR/encryption.key.
+ * from HOST and PORT, the demo partner's key from ENCRYPTION_KEY or DATA_DIR/encryption.key. The options and the
+ * help are src/cli/HelpTexts.ts's `tuiOptions` and `tuiHelp`.
  */
-
-const usage = `Usage: npm run tui -- [--url <base_url>] [--key <api key>] [--output json]
-
-  --url     the service, e.g. http://127.0.0.1:8080 (default: http://HOST:PORT of npm start)
-  --key     a partner API key (default: the demo partner's key from DATA_DIR, or PMM_API_KEY)
-  --output  json: print the live event feed as NDJSON on stdout instead of the UI
-  --help    this text
-Keys inside the UI: press ? (docs/tui.md lists them all).`
 
 const fail = (message: string): never => {
   process.stderr.write(`tui: ${message}\n`)
@@ -28,30 +23,23 @@ const defaultKey = (env: SandboxEnvironment): string => {
 }
 
 const main = async () => {
-  let args: ReturnType<typeof parse>
-  const parse = () =>
-    parseArgs({
-      options: {
-        url: { type: "string" },
-        key: { type: "string" },
-        output: { type: "string" },
-        help: { type: "boolean", short: "h" }
-      },
-      strict: true,
-      allowPositionals: false
-    })
-  try {
-    args = parse()
-  } catch (error) {
-    return fail(`${error instanceof Error ? error.message : String(error)}\n${usage}`)
-  }
-  if (args.values.help === true) {
-    process.stdout.write(`${usage}\n`)
+  if (Help.wantsHelp(process.argv.slice(2))) {
+    process.stdout.write(Help.render(tuiHelp, { color: Help.useColor(process.stdout) }))
     return
   }
+  let values: Record<string, unknown>
+  try {
+    values = parseArgs({ options: Help.parseArgsOptions(Object.values(tuiOptions)), strict: true, allowPositionals: false }).values
+  } catch (error) {
+    return fail(`${Help.parseArgsMessage(error)}\n${Help.usageLines(tuiHelp)}\n${Help.seeHelp(tuiHelp)}`)
+  }
+  const text = (name: string) => (typeof values[name] === "string" ? values[name] as string : undefined)
+  const args = { values: { url: text(tuiOptions.url.name), key: text(tuiOptions.key.name), output: text(tuiOptions.output.name) } }
   const env = readSandboxEnvironment()
   const output = args.values.output
-  if (output !== undefined && output !== "json") return fail(`--output: must be json (got ${output})`)
+  if (output !== undefined && !(tuiOptions.output.choices as ReadonlyArray<string>).includes(output)) {
+    return fail(`--output: must be ${tuiOptions.output.choices.join(" or ")} (got ${output})`)
+  }
   let baseUrl: string
   try {
     baseUrl = normaliseBaseUrl(args.values.url ?? defaultUrl(env))

@@ -27,9 +27,28 @@ export const timeoutMs = 10_000
 /** How much of an answer body is read (and thrown away), as the sender does. */
 const answerBodyBytesMax = 64 * 1024
 
+/** How much of the body's beginning is kept to find its first line. */
+const headBytesMax = 4 * 1024
+
+/** The longest first line printed; longer ones are cut, ending in `…`. */
+export const firstLineMax = 120
+
 export type Answer =
-  | { readonly _tag: "Answered"; readonly status: number; readonly ms: number }
+  /** `body`: the first non-empty line of the answer's body (`firstLine`), "" when it has none. */
+  | { readonly _tag: "Answered"; readonly status: number; readonly ms: number; readonly body: string }
   | { readonly _tag: "Failed"; readonly error: string; readonly ms: number }
+
+/**
+ * The first non-empty line of a body, for one line of a terminal: decoded as UTF-8 (bad bytes as U+FFFD), its
+ * control characters (an escape sequence included) replaced by spaces, trimmed, cut after `firstLineMax`
+ * characters with `…`.
+ */
+export const firstLine = (bytes: Uint8Array): string => {
+  const text = new TextDecoder("utf-8", { fatal: false }).decode(bytes)
+  const line = text.split(/\r\n|\r|\n/).map((l) => l.replace(/[\u0000-\u001f\u007f-\u009f]/g, " ").trim()).find((l) => l !== "") ?? ""
+  const chars = [...line]
+  return chars.length > firstLineMax ? `${chars.slice(0, firstLineMax - 1).join("")}…` : line
+}
 
 /** The innermost `code` (ECONNREFUSED, ...) or message of a transport failure, worded as the sender words it. */
 const describeTransportError = (cause: unknown, depth = 0): string => {
@@ -40,8 +59,9 @@ const describeTransportError = (cause: unknown, depth = 0): string => {
 }
 
 /**
- * POSTs one delivery: `body` unchanged, signed at `timestampSeconds`. The answer's status once (at most 64 KiB of)
- * its body is read, or why there is none; the time-out covers the connection, the request and the answer.
+ * POSTs one delivery: `body` unchanged, signed at `timestampSeconds`. The answer's status and the first line of its
+ * body once (at most 64 KiB of) the body is read, or why there is none; the time-out covers the connection, the
+ * request and the answer.
  */
 export const post = (url: string, event: Envelope, secret: string, timestampSeconds: number) =>
   Effect.gen(function*() {
@@ -55,15 +75,22 @@ export const post = (url: string, event: Envelope, secret: string, timestampSeco
     const started = performance.now()
     const elapsed = () => Math.round(performance.now() - started)
     return yield* client.execute(request).pipe(
-      Effect.tap((response) =>
-        response.stream.pipe(
-          Stream.scan(0, (read, chunk) => read + chunk.length),
-          Stream.takeUntil((read) => read >= answerBodyBytesMax),
-          Stream.runDrain,
-          // The status arrived; a body cut short does not change it.
-          Effect.ignore
-        )),
-      Effect.map((response): Answer => ({ _tag: "Answered", status: response.status, ms: elapsed() })),
+      Effect.flatMap((response) => {
+        const head: Array<Uint8Array> = []
+        let read = 0
+        return response.stream.pipe(
+          Stream.runForEachWhile((chunk) =>
+            Effect.sync(() => {
+              if (read < headBytesMax) head.push(chunk.subarray(0, headBytesMax - read))
+              read += chunk.length
+              return read < answerBodyBytesMax
+            })
+          ),
+          // The status arrived; a body cut short does not change it, and what arrived of it is shown.
+          Effect.ignore,
+          Effect.map((): Answer => ({ _tag: "Answered", status: response.status, ms: elapsed(), body: firstLine(Buffer.concat(head)) }))
+        )
+      }),
       Effect.scoped,
       Effect.timeoutTo({
         duration: Duration.millis(timeoutMs),

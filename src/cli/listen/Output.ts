@@ -3,7 +3,8 @@ import type { StreamEvent } from "./EventStream.js"
 
 /**
  * What `listen` prints on stdout: one line when the stream is connected, one per event forwarded and one per
- * answer, as text (default) or as NDJSON (`--print-json`). Messages (drops, reconnections, fatal errors) go to
+ * answer (the receiver's status and the first line of its body, `Delivery.firstLine`), as text (default) or as
+ * NDJSON (`--print-json`). Messages (drops, reconnections, fatal errors) go to
  * stderr as `listen: ...` lines in both modes.
  */
 
@@ -41,7 +42,7 @@ export const text: Printer = {
   event: (at, event) => `${localTime(at)} --> ${event.type} [${event.id}]`,
   answer: (at, forwardTo, event, answer) =>
     answer._tag === "Answered"
-      ? `${localTime(at)} <-- [${answer.status}] POST ${forwardTo} [${event.id}] in ${answer.ms}ms`
+      ? `${localTime(at)} <-- [${answer.status}] POST ${forwardTo} [${event.id}] in ${answer.ms}ms${answer.body === "" ? "" : `: ${answer.body}`}`
       : `${localTime(at)} <-- [ERR] POST ${forwardTo} [${event.id}] after ${answer.ms}ms: ${answer.error}`
 }
 
@@ -73,6 +74,7 @@ export const json: Printer = {
       url: forwardTo,
       status: answer._tag === "Answered" ? answer.status : null,
       error: answer._tag === "Failed" ? answer.error : null,
+      body: answer._tag === "Answered" ? answer.body : null,
       ms: answer.ms
     })
 }

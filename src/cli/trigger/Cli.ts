@@ -4,31 +4,19 @@ import type { EventItem } from "../../scenario/Observations.js"
 import { formatScenario, paint } from "../../scenario/Report.js"
 import { catalog, loadFlow, specEventTypes, summaryOf } from "./Catalog.js"
 import { defaultApiKeyOrProblem, defaultUrl, readSandboxEnvironment } from "../Defaults.js"
+import * as Help from "../Help.js"
+import { triggerHelp, triggerOptions } from "../HelpTexts.js"
 import type { RequestEntry } from "./RequestLog.js"
 import { baseUrlOf, type ExitCode, trigger, type TriggerResult } from "./Trigger.js"
 
 /**
  * `npm run trigger -- <event type> [--customer id] [--set key=value]... [--print-json]`, `--list`: argument
- * parsing, output and exit codes around `trigger` (Trigger.ts). docs/sandbox-trigger.md describes it.
+ * parsing, output and exit codes around `trigger` (Trigger.ts). docs/sandbox-trigger.md describes it; the options
+ * and the help are src/cli/HelpTexts.ts's `triggerOptions` and `triggerHelp`.
  */
-export const usage = `Usage: npm run trigger -- <event type> [options]
-       npm run trigger -- --list [--print-json]
 
-Produces a real event of <event type> on a running sandbox by running the flow that causes it
-(scenarios/triggers/<event type>.yaml), and prints each request made and the event ids produced.
-
-  --url <url>          the sandbox, http://host:port (default: http://HOST:PORT of npm start, 127.0.0.1:8080)
-  --api-key <key>      a partner API key (default: PMM_API_KEY, else the demo partner's key derived from
-                       ENCRYPTION_KEY or DATA_DIR/encryption.key)
-  --customer <id>      reuse this customer instead of registering a new one (flows that allow it)
-  --set <key=value>    override a flow variable, e.g. --set amount=500 (repeatable)
-  --print-json         print the result as one JSON document on stdout (request lines go to stderr)
-  --list               list every event type of SPEC.md and what its flow does
-  --help               this text
-
-Exit codes: 0 the event was produced; 1 the flow failed or produced no such event; 2 a usage error (unknown
-type, a type that cannot be produced, an unknown variable, --customer where it does not apply); 3 the sandbox
-cannot be reached or used with this key.`
+/** The usage lines and the pointer to --help that follow a usage error. */
+export const usage = `${Help.usageLines(triggerHelp)}\n${Help.seeHelp(triggerHelp)}`
 
 export interface Io {
   readonly stdout: (text: string) => void
@@ -38,22 +26,31 @@ export interface Io {
   readonly color?: boolean | undefined
 }
 
-const parse = (argv: ReadonlyArray<string>) =>
-  parseArgs({
+const parse = (argv: ReadonlyArray<string>) => {
+  const { positionals, values } = parseArgs({
     args: [...argv],
-    options: {
-      url: { type: "string" },
-      "api-key": { type: "string" },
-      key: { type: "string" },
-      customer: { type: "string" },
-      set: { type: "string", multiple: true },
-      "print-json": { type: "boolean" },
-      list: { type: "boolean" },
-      help: { type: "boolean", short: "h" }
-    },
+    options: Help.parseArgsOptions(Object.values(triggerOptions)),
     strict: true,
     allowPositionals: true
   })
+  const text = (name: string) => (typeof values[name] === "string" ? values[name] : undefined)
+  const flag = (name: string) => values[name] === true
+  const texts = (name: string) => {
+    const value = values[name]
+    return Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : []
+  }
+  return {
+    positionals,
+    values: {
+      url: text(triggerOptions.url.name),
+      apiKey: text(triggerOptions.apiKey.name) ?? triggerOptions.apiKey.aliases.map(text).find((value) => value !== undefined),
+      customer: text(triggerOptions.customer.name),
+      set: texts(triggerOptions.set.name),
+      printJson: flag(triggerOptions.printJson.name),
+      list: flag(triggerOptions.list.name)
+    }
+  }
+}
 
 const width = Math.max(...specEventTypes.map((type) => type.length)) + 2
 
@@ -136,30 +133,30 @@ export const toJson = (result: TriggerResult) => ({
 
 /** Runs the command; returns its exit code. */
 export const main = async (argv: ReadonlyArray<string>, io: Io): Promise<ExitCode> => {
+  if (Help.wantsHelp(argv)) {
+    io.stdout(Help.render(triggerHelp, { color: io.color }).trimEnd())
+    return 0
+  }
   let args: ReturnType<typeof parse>
   try {
     args = parse(argv)
   } catch (error) {
-    io.stderr(`trigger: ${(error as Error).message}\n\n${usage}`)
+    io.stderr(`trigger: ${Help.parseArgsMessage(error)}\n${usage}`)
     return 2
   }
-  const json = args.values["print-json"] === true
-  if (args.values.help === true) {
-    io.stdout(usage)
-    return 0
-  }
-  if (args.values.list === true) {
+  const json = args.values.printJson
+  if (args.values.list) {
     printList(io, json)
     return 0
   }
   if (args.positionals.length !== 1) {
-    io.stderr(`trigger: ${args.positionals.length === 0 ? "name one event type" : `one event type at a time (got ${args.positionals.join(" ")})`}\n\n${usage}`)
+    io.stderr(`trigger: ${args.positionals.length === 0 ? "name one event type" : `one event type at a time (got ${args.positionals.join(" ")})`}\n${usage}`)
     return 2
   }
   const type = args.positionals[0]!
   const env = readSandboxEnvironment(io.env)
   const url = args.values.url ?? defaultUrl(env)
-  let apiKey = args.values["api-key"] ?? args.values.key
+  let apiKey = args.values.apiKey
   if (apiKey === undefined) {
     const found = defaultApiKeyOrProblem(env)
     if ("problem" in found) {
@@ -175,7 +172,7 @@ export const main = async (argv: ReadonlyArray<string>, io: Io): Promise<ExitCod
     url,
     apiKey,
     customerId: args.values.customer,
-    settings: args.values.set ?? [],
+    settings: args.values.set,
     onRequest: (entry) => progress(requestLine(entry))
   })
   if (json) {
