@@ -3,7 +3,7 @@ import { Cause, Data, Deferred, Effect, Exit, Fiber, Option, PubSub, Queue } fro
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Customers } from "../src/customers/Customers.js"
 import { PreparingClient } from "../src/db/Database.js"
-import type { CustomerRow } from "../src/customers/CustomersRepo.js"
+import type { Customer } from "../src/customers/Customer.js"
 import { EventBus, Outbox, type StoredEvent } from "../src/events/Events.js"
 import { type Command, CustomerActors, groupCommitMax } from "../src/ledger/CustomerActors.js"
 import { Idempotency } from "../src/ledger/Idempotency.js"
@@ -101,7 +101,7 @@ describe("group commit: the customer row each command sees", () => {
   it("is read again after a command that committed its savepoint, and is as before after one that failed", async () => {
     const customerId = await newCustomer()
     const services = await app.run(Effect.all({ customers: Customers }))
-    const seen = (row: CustomerRow) => Effect.map(txid, (t) => ({ verifiedAt: row.verifiedAt, txid: t }))
+    const seen = (row: Customer) => Effect.map(txid, (t) => ({ verifiedAt: row.verifiedAt, txid: t }))
     const at = new Date("2030-01-02T03:04:05.000Z")
     const own = (command: Command<unknown, unknown>): Submitted => ({ partnerId, customerId, command })
     const { exits } = await batch([{ partnerId, customerId }], [
@@ -156,7 +156,7 @@ describe("group commit: ownership per command", () => {
   it("refuses another partner's commands in a batch, whether the row is locked yet or not, and runs the owner's", async () => {
     const customerId = await newCustomer()
     const other = await app.newPartner()
-    const row = (r: CustomerRow) => Effect.map(txid, (t) => ({ id: r.id, txid: t }))
+    const row = (r: Customer) => Effect.map(txid, (t) => ({ id: r.id, txid: t }))
     const { exits } = await batch([{ partnerId, customerId }], [
       { partnerId: other.partnerId, customerId, command: row }, // first of its batch: nothing locked yet
       { partnerId: "not-a-uuid", customerId, command: row }, // never reaches SQL, cannot abort the batch

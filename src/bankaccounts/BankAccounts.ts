@@ -1,7 +1,7 @@
 import { Duration, Effect, Option } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { Customers } from "../customers/Customers.js"
-import type { CustomerRow } from "../customers/CustomersRepo.js"
+import type { Customer } from "../customers/Customer.js"
 import { BadRequest, NotFound } from "../api/ApiError.js"
 import { Ids, isUuid } from "../ids/Ids.js"
 import { CustomerActors } from "../ledger/CustomerActors.js"
@@ -50,7 +50,7 @@ export type EnquiryError = BadRequest | BankAccountNotFound | BankUnavailable | 
  */
 export class BankAccounts extends Effect.Service<BankAccounts>()("BankAccounts", {
   effect: Effect.gen(function*() {
-    const repo = yield* BankAccountsRepo.make
+    const repo = yield* BankAccountsRepo.BankAccountsRepo
     const actors = yield* CustomerActors
     const clock = yield* ServiceClock
     const ids = yield* Ids
@@ -91,13 +91,13 @@ export class BankAccounts extends Effect.Service<BankAccounts>()("BankAccounts",
       })
 
     /** Name enquiry through the bank rail; moves nothing and stores nothing. */
-    const verify = Effect.fn("BankAccounts.verify")((customer: CustomerRow, input: VerifyAccountBody) =>
+    const verify = Effect.fn("BankAccounts.verify")((customer: Customer, input: VerifyAccountBody) =>
       resolve(input.country ?? customer.country, input.bankCode, input.accountNumber))
 
     type Resolved = Effect.Effect.Success<ReturnType<typeof resolve>>
 
     /** Stores a resolved account for a customer whose command is running (the first one becomes the default). */
-    const insertResolved = (partnerId: string, customer: CustomerRow, input: SaveAccountBody, resolved: Resolved) =>
+    const insertResolved = (partnerId: string, customer: Customer, input: SaveAccountBody, resolved: Resolved) =>
       Effect.gen(function*() {
         if (Option.isSome(yield* repo.findByNumber(customer.id, input.bankCode, input.accountNumber))) {
           return yield* new BankAccountAlreadySaved({
@@ -127,7 +127,7 @@ export class BankAccounts extends Effect.Service<BankAccounts>()("BankAccounts",
         const made = yield* repo.setDefault(customer.id, row.id, now)
         if (Option.isNone(made)) return yield* Effect.dieMessage(`bank accounts: account ${row.id} vanished`)
         return toBankAccount(made.value)
-      }).pipe(Effect.catchTag("SqlError", Effect.die))
+      })
 
     const save = Effect.fn("BankAccounts.save")(function*(partnerId: string, customerId: string, input: SaveAccountBody) {
       // The enquiry runs before the command: a slow bank must not hold the customer's lock.
@@ -136,14 +136,14 @@ export class BankAccounts extends Effect.Service<BankAccounts>()("BankAccounts",
       return yield* actors.run(partnerId, customerId, (customer) => insertResolved(partnerId, customer, input, resolved))
     })
 
-    const list = Effect.fn("BankAccounts.list")((customer: CustomerRow) =>
-      repo.list(customer.id).pipe(Effect.map((rows) => rows.map(toBankAccount)), Effect.orDie))
+    const list = Effect.fn("BankAccounts.list")((customer: Customer) =>
+      repo.list(customer.id).pipe(Effect.map((rows) => rows.map(toBankAccount))))
 
     const notFound = () => new NotFound({ message: "No saved bank account with this id for this customer" })
 
-    const get = Effect.fn("BankAccounts.get")(function*(customer: CustomerRow, accountId: string) {
+    const get = Effect.fn("BankAccounts.get")(function*(customer: Customer, accountId: string) {
       if (!isUuid(accountId)) return yield* notFound()
-      const row = yield* repo.find(customer.id, accountId.toLowerCase()).pipe(Effect.orDie)
+      const row = yield* repo.find(customer.id, accountId.toLowerCase())
       if (Option.isNone(row)) return yield* notFound()
       return toBankAccount(row.value)
     })
@@ -155,15 +155,15 @@ export class BankAccounts extends Effect.Service<BankAccounts>()("BankAccounts",
           const row = yield* repo.setDefault(customer.id, accountId.toLowerCase(), yield* clock.now)
           if (Option.isNone(row)) return yield* notFound()
           return toBankAccount(row.value)
-        }).pipe(Effect.catchTag("SqlError", Effect.die))))
+        })))
 
     /** The customer's default account with its full number (for a payout); call inside the customer's command. */
     const defaultAccount = Effect.fn("BankAccounts.defaultAccount")((customerId: string) =>
-      repo.findDefault(customerId).pipe(Effect.orDie))
+      repo.findDefault(customerId))
 
     return { banks, verify, save, list, get, makeDefault, defaultAccount } as const
   }),
-  dependencies: [Customers.Default, CustomerActors.Default]
+  dependencies: [BankAccountsRepo.BankAccountsRepo.Default, Customers.Default, CustomerActors.Default]
 }) {}
 
 export const layer = BankAccounts.Default

@@ -1,7 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { CountryCode, FiatCurrency } from "../reference/Countries.js"
-import { orDieOnRow } from "../db/Rows.js"
+import { repository } from "../db/Rows.js"
 
 /** A row of `bank_accounts`: a saved payout destination, with its full number (the API shows the last four). */
 export const BankAccountRow = Schema.Struct({
@@ -71,22 +71,25 @@ export const make = Effect.gen(function*() {
           updated_at = CASE WHEN is_default THEN updated_at ELSE ${at} END
         WHERE customer_id = ${customerId} AND id = ${id} RETURNING *`
   })
-  return {
-    insert: (row: NewBankAccountRow) => orDieOnRow(insert(row)),
-    find: (customerId: string, id: string) => orDieOnRow(find({ customerId, id })),
+  return repository({
+    insert: (row: NewBankAccountRow) => insert(row),
+    find: (customerId: string, id: string) => find({ customerId, id }),
     findByNumber: (customerId: string, bankCode: string, accountNumber: string) =>
-      orDieOnRow(findByNumber({ customerId, bankCode, accountNumber })),
-    findDefault: (customerId: string) => orDieOnRow(findDefault(customerId)),
+      findByNumber({ customerId, bankCode, accountNumber }),
+    findDefault: (customerId: string) => findDefault(customerId),
     /** Oldest first: the order accounts were saved in. */
-    list: (customerId: string) => orDieOnRow(list(customerId)),
-    count: (customerId: string) => orDieOnRow(Effect.map(count(customerId), (row) => row.count)),
+    list: (customerId: string) => list(customerId),
+    count: (customerId: string) => Effect.map(count(customerId), (row) => row.count),
     /** Makes `id` the only default (clears the old one first: one default per customer is a unique index); None when no such account. */
     setDefault: (customerId: string, id: string, at: Date) =>
       Effect.zipRight(
         sql`
           UPDATE bank_accounts SET is_default = false, updated_at = ${at}
           WHERE customer_id = ${customerId} AND is_default AND id <> ${id}`,
-        orDieOnRow(makeDefault({ customerId, id, at }))
+        makeDefault({ customerId, id, at })
       )
-  }
+  })
 })
+
+/** The repository as a service, built once per application; `make` builds a private one (tests, one-off commands). */
+export class BankAccountsRepo extends Effect.Service<BankAccountsRepo>()("BankAccountsRepo", { effect: make }) {}

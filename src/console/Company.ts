@@ -51,7 +51,7 @@ export const viewOf = (repo: ConsoleRepo.ConsoleRepo, partnerId: string, userId:
     const user = Option.getOrThrow(yield* repo.userById(userId))
     const partner = Option.getOrThrow(yield* repo.partner(partnerId))
     return toView(user, partner)
-  }).pipe(Effect.orDie)
+  })
 
 /** The session's partner, refused unless its KYB is approved. */
 export const approvedPartner = (partners: Partners, session: ConsoleSession) =>

@@ -23,7 +23,7 @@ export { toKeyView } from "./ApiKeys.js"
 
 export class Console extends Effect.Service<Console>()("Console", {
   effect: Effect.gen(function*() {
-    const repo = yield* ConsoleRepo.make
+    const repo = yield* ConsoleRepo.ConsoleRepo
     const sessions = yield* Sessions.make(repo)
     const accounts = yield* SignIn.make(repo, sessions.openSession)
     const company = yield* Company.make(repo)
@@ -44,7 +44,7 @@ export class Console extends Effect.Service<Console>()("Console", {
       updateWebhook: webhooks.updateWebhook
     } as const
   }),
-  dependencies: [Partners.Default, Keys.Default, Webhooks.Default]
+  dependencies: [ConsoleRepo.ConsoleRepo.Default, Partners.Default, Keys.Default, Webhooks.Default]
 }) {}
 
 export const layer = Console.Default

@@ -1,6 +1,6 @@
 import { SqlClient, SqlError, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { orDieOnRow } from "../db/Rows.js"
+import { repository } from "../db/Rows.js"
 import { EventBus, transaction } from "../events/Events.js"
 import type { CompanyDetails } from "./Api.js"
 
@@ -76,13 +76,13 @@ export const make = Effect.gen(function*() {
     Result: PartnerKybRow,
     execute: (id) => sql`SELECT id, name, kyb_status, kyb_reason, kyb_submitted_at, company, created_at FROM partners WHERE id = ${id} FOR UPDATE`
   })
-  return {
-    userByEmail: (email: string) => orDieOnRow(userByEmail(email)),
-    userById: (id: string) => orDieOnRow(userById(id)),
-    session: (id: string) => orDieOnRow(session(id)),
-    sessionByRefresh: (hash: Uint8Array) => orDieOnRow(sessionByRefresh(hash)),
-    failure: (email: string) => orDieOnRow(failure(email)),
-    partner: (id: string) => orDieOnRow(partner(id)),
+  return repository({
+    userByEmail: (email: string) => userByEmail(email),
+    userById: (id: string) => userById(id),
+    session: (id: string) => session(id),
+    sessionByRefresh: (hash: Uint8Array) => sessionByRefresh(hash),
+    failure: (email: string) => failure(email),
+    partner: (id: string) => partner(id),
     /** Inserts the user; false when the email is taken (a concurrent sign-up won: the caller rolls back). */
     insertUser: (row: UserRow) =>
       Effect.map(
@@ -110,10 +110,11 @@ export const make = Effect.gen(function*() {
     setCompany: (id: string, company: CompanyDetails, at: Date) =>
       sql`UPDATE partners SET company = ${JSON.stringify(company)}::jsonb, updated_at = ${at} WHERE id = ${id}`,
     setSubmitted: (id: string, at: Date | null) => sql`UPDATE partners SET kyb_submitted_at = ${at} WHERE id = ${id}`
-  }
+  })
 })
 
-export type ConsoleRepo = Effect.Effect.Success<typeof make>
+/** The repository as a service, built once per application; `make` builds a private one (tests, one-off commands). */
+export class ConsoleRepo extends Effect.Service<ConsoleRepo>()("ConsoleRepo", { effect: make }) {}
 
 /**
  * Runs `effect` in a transaction (joining the caller's, if any) on the service's database: events published after

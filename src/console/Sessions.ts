@@ -69,7 +69,7 @@ export const make = (repo: ConsoleRepo.ConsoleRepo) =>
       const now = yield* (named === undefined ? clock.now : forPartner(named)(clock.now))
       const claims = yield* Tokens.verify(keys.consoleToken, accessToken, now)
       if (claims === undefined) return yield* signedOut()
-      const session = Option.getOrUndefined(yield* repo.session(claims.sessionId).pipe(Effect.orDie))
+      const session = Option.getOrUndefined(yield* repo.session(claims.sessionId))
       if (session === undefined || session.revokedAt !== null || session.userId !== claims.userId) return yield* signedOut()
       // The rest of the request reads this partner's clock (docs/sandbox.md "A clock per partner").
       yield* enterPartner(claims.partnerId)
@@ -77,7 +77,7 @@ export const make = (repo: ConsoleRepo.ConsoleRepo) =>
     })
 
     const signOut = Effect.fn("Console.signOut")((session: ConsoleSession) =>
-      Effect.flatMap(clock.now, (now) => repo.revokeSession(session.sessionId, now)).pipe(Effect.asVoid, Effect.orDie))
+      Effect.flatMap(clock.now, (now) => repo.revokeSession(session.sessionId, now)).pipe(Effect.asVoid))
 
     return { openSession, refresh, authenticate, signOut } as const
   })

@@ -83,12 +83,12 @@ export const make = (repo: ConsoleRepo.ConsoleRepo, openSession: OpenSession) =>
      */
     const signIn = Effect.fn("Console.signIn")(function*(input: { readonly email: string; readonly password: string }) {
       const email = normalise(input.email)
-      const before = Option.getOrUndefined(yield* repo.failure(email).pipe(Effect.orDie))
+      const before = Option.getOrUndefined(yield* repo.failure(email))
       const started = yield* clock.now
       if (before?.lockedUntil !== null && before?.lockedUntil !== undefined && before.lockedUntil > started) {
         return yield* tooMany(before.lockedUntil, started)
       }
-      const user = Option.getOrUndefined(yield* repo.userByEmail(email).pipe(Effect.orDie))
+      const user = Option.getOrUndefined(yield* repo.userByEmail(email))
       // The same work for an unknown email as for a wrong password: no enumeration by answer or by time.
       const matches = yield* Passwords.verify(input.password, user?.passwordHash ?? (yield* decoy))
       const outcome = yield* recordAttempt(email, user, matches)

@@ -1,4 +1,4 @@
-import { SqlClient, SqlError } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { EventBus, Outbox, transaction } from "../events/Events.js"
@@ -8,11 +8,12 @@ import { Cursors, paginate, type PageRequest } from "../api/Pagination.js"
 import { Ids, isUuid } from "../ids/Ids.js"
 import { fiatCurrencyOf } from "../reference/Countries.js"
 import { type CreateCustomer, Customer, CustomerAlreadyExists } from "./Api.js"
+import type { Customer as DomainCustomer } from "./Customer.js"
 import * as CustomersRepo from "./CustomersRepo.js"
 
 
 /** The API view of a decoded row: built without validating again (the row schema decoded it; ~45 µs a customer). */
-export const toCustomer = (row: CustomersRepo.CustomerRow): Customer =>
+export const toCustomer = (row: DomainCustomer): Customer =>
   Customer.make({
     id: row.id,
     firstName: row.firstName,
@@ -26,9 +27,6 @@ export const toCustomer = (row: CustomersRepo.CustomerRow): Customer =>
     updatedAt: row.updatedAt
   }, { disableValidation: true })
 
-const isUniqueViolation = (error: SqlError.SqlError) =>
-  typeof error.cause === "object" && error.cause !== null && (error.cause as { code?: unknown }).code === "23505"
-
 /**
  * Customers of a partner: registration, the ownership check every customer route starts with, the list, and the
  * first verification. The customer's balances and commands live in the ledger (CustomerActors); this service owns
@@ -36,7 +34,7 @@ const isUniqueViolation = (error: SqlError.SqlError) =>
  */
 export class Customers extends Effect.Service<Customers>()("Customers", {
   effect: Effect.gen(function*() {
-    const repo = yield* CustomersRepo.make
+    const repo = yield* CustomersRepo.CustomersRepo
     const sql = yield* SqlClient.SqlClient
     const bus = yield* EventBus
     const clock = yield* ServiceClock
@@ -83,7 +81,10 @@ export class Customers extends Effect.Service<Customers>()("Customers", {
     /** Registers a customer; an email already registered for this partner is CUSTOMER_ALREADY_EXISTS. */
     const create = Effect.fn("Customers.create")(
       (partnerId: string, input: CreateCustomer) => transaction(insertAndRecord(partnerId, input)),
-      Effect.catchTag("SqlError", (error) => isUniqueViolation(error) ? Effect.fail(duplicate) : Effect.die(error)),
+      // The repository's unique violation on (partner, email): a concurrent registration of the same email won.
+      Effect.catchTag("DuplicateCustomerEmail", () => Effect.fail(duplicate)),
+      // The transaction's own statements (BEGIN, COMMIT).
+      Effect.catchTag("SqlError", Effect.die),
       Effect.provideService(SqlClient.SqlClient, sql),
       Effect.provideService(EventBus, bus)
     )
@@ -91,7 +92,7 @@ export class Customers extends Effect.Service<Customers>()("Customers", {
     /** The partner's customer, or the one 403 that unknown, malformed and foreign ids all share. */
     const getOwned = Effect.fn("Customers.getOwned")(function*(partnerId: string, customerId: string) {
       if (!isUuid(customerId)) return yield* CustomerForbidden.standard()
-      const row = yield* repo.findOwned(partnerId, customerId.toLowerCase()).pipe(Effect.orDie)
+      const row = yield* repo.findOwned(partnerId, customerId.toLowerCase())
       if (Option.isNone(row)) return yield* CustomerForbidden.standard()
       return row.value
     })
@@ -100,16 +101,16 @@ export class Customers extends Effect.Service<Customers>()("Customers", {
       (partnerId: string, page: PageRequest) =>
         paginate({ list: "customers", partnerId }, page, ({ beforeSeq, limit }) => repo.page(partnerId, beforeSeq, limit), (row) => String(row.seq)),
       Effect.map((result): Page<Customer> => ({ items: result.items.map(toCustomer), nextCursor: result.nextCursor })),
-      Effect.provideService(Cursors, cursors),
-      Effect.catchTag("SqlError", Effect.die)
+      Effect.provideService(Cursors, cursors)
     )
 
     /** Sets `verifiedAt` the first time only (a first approved Tier 1), in the caller's transaction. */
     const markVerified = Effect.fn("Customers.markVerified")((customerId: string, at: Date) =>
-      repo.markVerified(customerId, at).pipe(Effect.asVoid, Effect.orDie))
+      repo.markVerified(customerId, at).pipe(Effect.asVoid))
 
     return { create, getOwned, list, markVerified } as const
-  })
+  }),
+  dependencies: [CustomersRepo.CustomersRepo.Default]
 }) {}
 
 export const layer = Customers.Default

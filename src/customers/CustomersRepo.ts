@@ -1,7 +1,8 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import { SqlClient, type SqlError, SqlSchema } from "@effect/sql"
+import { Effect, Option, Schema } from "effect"
+import { type Customer, DuplicateCustomerEmail } from "./Customer.js"
 import { CountryCode, FiatCurrency } from "../reference/Countries.js"
-import { orDieOnRow } from "../db/Rows.js"
+import { isSqlError, repository } from "../db/Rows.js"
 
 /** A row of `customers` as stored; `seq` orders the partner's list (keyset cursor). */
 export const CustomerRow = Schema.Struct({
@@ -24,6 +25,12 @@ export interface CustomerRow extends Schema.Schema.Type<typeof CustomerRow> {}
 export const NewCustomerRow = CustomerRow.omit("seq")
 export type NewCustomerRow = typeof NewCustomerRow.Type
 
+/** The domain's customer of a row: the row without its storage cursor. */
+export const toCustomer = ({ seq: _seq, ...customer }: CustomerRow): Customer => customer
+
+const isUniqueViolation = (error: SqlError.SqlError) =>
+  typeof error.cause === "object" && error.cause !== null && (error.cause as { code?: unknown }).code === "23505"
+
 const Owned = Schema.Struct({ partnerId: Schema.String, id: Schema.String })
 
 /**
@@ -35,7 +42,10 @@ const Owned = Schema.Struct({ partnerId: Schema.String, id: Schema.String })
 let rowWrites = 0
 export const rowWritesSoFar = (): number => rowWrites
 
-/** A row that does not decode (or a RETURNING without its row) is a broken invariant: a defect, not a typed error. */
+/**
+ * A row that does not decode (or a RETURNING without its row), like any SQL error, is a broken invariant: a defect,
+ * not a typed error (`repository`). The one typed error: an insert whose email the partner already has.
+ */
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const insert = SqlSchema.single({
@@ -62,22 +72,32 @@ export const make = Effect.gen(function*() {
         WHERE partner_id = ${partnerId} ${beforeSeq === undefined ? sql`` : sql`AND seq < ${beforeSeq}`}
         ORDER BY seq DESC LIMIT ${limit}`
   })
-  return {
-    insert: (row: NewCustomerRow) => orDieOnRow(insert(row)),
-    findOwned: (partnerId: string, id: string) => orDieOnRow(findOwned({ partnerId, id })),
+  return repository({
+    /** The new customer; `DuplicateCustomerEmail` when the partner already has one with this email (a unique violation). */
+    insert: (row: NewCustomerRow) =>
+      insert(row).pipe(
+        Effect.map(toCustomer),
+        Effect.catchIf(
+          (error): error is SqlError.SqlError => isSqlError(error) && isUniqueViolation(error),
+          () => Effect.fail(new DuplicateCustomerEmail())
+        )
+      ),
+    findOwned: (partnerId: string, id: string) => findOwned({ partnerId, id }).pipe(Effect.map(Option.map(toCustomer))),
     /** Locks the customer row for the rest of the transaction: the per-customer serialisation point. */
-    lockOwned: (partnerId: string, id: string) => orDieOnRow(lockOwned({ partnerId, id })),
+    lockOwned: (partnerId: string, id: string) => lockOwned({ partnerId, id }).pipe(Effect.map(Option.map(toCustomer))),
     emailTaken: (partnerId: string, email: string) =>
       sql`SELECT 1 FROM customers WHERE partner_id = ${partnerId} AND lower(email) = lower(${email}) LIMIT 1`
         .pipe(Effect.map((rows) => rows.length > 0)),
-    page: (partnerId: string, beforeSeq: string | undefined, limit: number) => orDieOnRow(page({ partnerId, beforeSeq, limit })),
+    /** The partner's customers, newest first: rows, whose `seq` is the list's cursor. */
+    page: (partnerId: string, beforeSeq: string | undefined, limit: number) => page({ partnerId, beforeSeq, limit }),
     /** Sets `verified_at` the first time only (docs/kyc.md): the customer's first approved Tier 1. */
     markVerified: (customerId: string, at: Date) =>
       Effect.suspend(() => {
         rowWrites++
         return sql`UPDATE customers SET verified_at = ${at}, updated_at = ${at} WHERE id = ${customerId} AND verified_at IS NULL`
       })
-  }
+  })
 })
 
-export type CustomersRepo = Effect.Effect.Success<typeof make>
+/** The repository as a service, built once per application; `make` builds a private one (tests, one-off commands). */
+export class CustomersRepo extends Effect.Service<CustomersRepo>()("CustomersRepo", { effect: make }) {}

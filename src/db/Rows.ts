@@ -1,19 +1,60 @@
-import type { SqlClient } from "@effect/sql"
-import { Cause, Effect, ParseResult, Schema } from "effect"
+import { type SqlClient, SqlError } from "@effect/sql"
+import { Cause, Effect, Option, ParseResult, Schema } from "effect"
 
 /**
- * Repositories decode rows at the edge (`SqlSchema` with a row Schema). A row that does not decode, or a
- * `RETURNING` / `single` without its row, is a broken invariant: a defect, not a typed error. SQL errors stay typed.
+ * Repositories decode rows at the edge (`SqlSchema` with a row Schema). A row that does not decode, a `RETURNING` /
+ * `single` without its row, and any SQL error are broken invariants: defects, not typed errors. `repository` turns
+ * them into defects for every function a repository returns, so its callers never see them in an error channel.
+ * These are what it turns into defects.
  */
-export const orDieOnRow = <A, E, R>(
-  effect: Effect.Effect<A, E | ParseResult.ParseError | Cause.NoSuchElementException, R>
-): Effect.Effect<A, Exclude<E, ParseResult.ParseError | Cause.NoSuchElementException>, R> =>
-  Effect.catchIf(
-    effect,
-    (error): error is ParseResult.ParseError | Cause.NoSuchElementException =>
-      ParseResult.isParseError(error) || Cause.isNoSuchElementException(error),
-    Effect.die
-  )
+export type RepositoryDefect = SqlError.SqlError | ParseResult.ParseError | Cause.NoSuchElementException
+
+export const isSqlError = (error: unknown): error is SqlError.SqlError => error instanceof SqlError.SqlError
+
+const isRepositoryDefect = (error: unknown): error is RepositoryDefect =>
+  isSqlError(error) || ParseResult.isParseError(error) || Cause.isNoSuchElementException(error)
+
+/** `effect` with its database errors (and undecodable or missing rows) turned into defects; other errors stay typed. */
+export const orDieOnSql = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, RepositoryDefect>, R> =>
+  Effect.catchIf(effect, (error): error is E & RepositoryDefect => isRepositoryDefect(error), Effect.die) as Effect.Effect<
+    A,
+    Exclude<E, RepositoryDefect>,
+    R
+  >
+
+type OrDieOnSql<T> = T extends (...args: infer P) => Effect.Effect<infer A, infer E, infer R>
+  ? (...args: P) => Effect.Effect<A, Exclude<E, RepositoryDefect>, R>
+  : T extends Effect.Effect<infer A, infer E, infer R> ? Effect.Effect<A, Exclude<E, RepositoryDefect>, R>
+  : T
+
+/** A repository's functions as its callers see them: no `SqlError` (nor row decoding error) in any error channel. */
+export type Repository<T> = { readonly [K in keyof T]: OrDieOnSql<T[K]> }
+
+/**
+ * The functions a repository returns, each turning a database error into a defect (`orDieOnSql`), so a repository
+ * function's error channel is `never` unless it deliberately returns a domain error. A property that is an effect
+ * (not a function) is wrapped too.
+ */
+export const repository = <T extends object>(functions: T): Repository<T> =>
+  Object.fromEntries(Object.entries(functions).map(([name, value]) => [
+    name,
+    typeof value === "function"
+      ? (...args: Array<unknown>) => {
+        const result: unknown = value(...args)
+        return Effect.isEffect(result) ? orDieOnSql(result) : result
+      }
+      : Effect.isEffect(value)
+      ? orDieOnSql(value)
+      : value
+  ])) as Repository<T>
+
+/**
+ * Recovers from a database error a repository turned into a defect (`orDieOnSql`): how a background loop that logs a
+ * database error and goes on stays alive. Any other defect stays a defect.
+ */
+export const catchSqlDefect = <A2, E2, R2>(onSqlError: (error: SqlError.SqlError) => Effect.Effect<A2, E2, R2>) =>
+<A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A | A2, E | E2, R | R2> =>
+  Effect.catchSomeDefect(effect, (defect) => isSqlError(defect) ? Option.some(onSqlError(defect)) : Option.none())
 
 /**
  * One page of a partner's rows newest first by `(created_at, id)`, optionally of one customer: the rows strictly

@@ -104,7 +104,7 @@ export const fromRow = (row: EventRow): StoredEvent => ({
  */
 export class Outbox extends Effect.Service<Outbox>()("Outbox", {
   effect: Effect.gen(function*() {
-    const repo = yield* EventsRepo.make
+    const repo = yield* EventsRepo.EventsRepo
     const clock = yield* ServiceClock
     const ids = yield* Ids
     const bus = yield* EventBus
@@ -121,7 +121,7 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
         type: event.type,
         data: event.data,
         createdAt: yield* clock.now
-      }).pipe(Effect.catchTags({ ParseError: Effect.die, NoSuchElementException: Effect.die }))
+      })
       const stored: StoredEvent = { ...fromRow(row), webhookQueued: row.webhookQueued }
       const pending = yield* Effect.serviceOption(PendingWork)
       yield* Option.match(pending, {
@@ -133,21 +133,19 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
 
     /** Newest first (or oldest first after `afterSeq`). */
     const list = Effect.fn("Outbox.list")((query: EventQuery) =>
-      repo.list(query).pipe(
-        Effect.map((rows) => rows.map(fromRow)),
-        Effect.catchTag("ParseError", Effect.die)
-      ))
+      repo.list(query).pipe(Effect.map((rows) => rows.map(fromRow))))
 
     /** One event of the partner (`id` a uuid). */
     const find = Effect.fn("Outbox.find")((partnerId: string, id: string) =>
-      repo.find({ partnerId, id }).pipe(Effect.map(Option.map(fromRow)), Effect.catchTag("ParseError", Effect.die)))
+      repo.find({ partnerId, id }).pipe(Effect.map(Option.map(fromRow))))
 
     /** The events of one resource (named by id or by their data), oldest first, at most `limit`. */
     const related = Effect.fn("Outbox.related")((query: RelatedQuery) =>
       Effect.map(repo.related(query), (rows) => rows.map(fromRow)))
 
     return { record, list, find, related } as const
-  })
+  }),
+  dependencies: [EventsRepo.EventsRepo.Default]
 }) {}
 
 export const OutboxLayer = Outbox.Default

@@ -1,3 +1,4 @@
+import { repository } from "../db/Rows.js"
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 
@@ -109,10 +110,10 @@ export const make = Effect.gen(function*() {
       WHERE partner_id = ${query.partnerId}
         AND ${query.customerId === null ? sql`customer_id IS NULL` : sql`customer_id = ${query.customerId}`}
         AND id <> ${query.excludeId} AND ${sql.or(any)}
-      ORDER BY seq ASC LIMIT ${query.limit}`.pipe(
-      Effect.flatMap(Schema.decodeUnknown(Schema.Array(EventRow))),
-      Effect.catchTag("ParseError", Effect.die)
-    )
+      ORDER BY seq ASC LIMIT ${query.limit}`.pipe(Effect.flatMap(Schema.decodeUnknown(Schema.Array(EventRow))))
   }
-  return { insert, list, find, related } as const
+  return repository({ insert, list, find, related } as const)
 })
+
+/** The repository as a service, built once per application; `make` builds a private one (tests, one-off commands). */
+export class EventsRepo extends Effect.Service<EventsRepo>()("EventsRepo", { effect: make }) {}

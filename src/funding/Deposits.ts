@@ -1,7 +1,7 @@
-import { SqlClient, type SqlError } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
-import type { CustomerRow } from "../customers/CustomersRepo.js"
+import type { Customer } from "../customers/Customer.js"
 import { Outbox } from "../events/Events.js"
 import { BadRequest } from "../api/ApiError.js"
 import { Ids } from "../ids/Ids.js"
@@ -69,7 +69,7 @@ export const sameAddress = (a: string, b: string) =>
 export class Deposits extends Effect.Service<Deposits>()("Deposits", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const repo = yield* FundingRepo.make
+    const repo = yield* FundingRepo.FundingRepo
     const clock = yield* ServiceClock
     const ids = yield* Ids
     const outbox = yield* Outbox
@@ -81,7 +81,7 @@ export class Deposits extends Effect.Service<Deposits>()("Deposits", {
      * Address per network. Every EVM network shares one address (one key controls it on every EVM chain); TRON
      * and Solana have their own. Concurrent first reads both insert with ON CONFLICT, so one set wins for all.
      */
-    const issued = (customer: CustomerRow): Effect.Effect<ReadonlyMap<string, string>, SqlError.SqlError | ChainRailUnavailable> =>
+    const issued = (customer: Customer): Effect.Effect<ReadonlyMap<string, string>, ChainRailUnavailable> =>
       Effect.gen(function*() {
         for (let attempt = 0; attempt < issueAttemptsMax; attempt++) {
           const rows = yield* repo.addresses(customer.id)
@@ -110,7 +110,7 @@ export class Deposits extends Effect.Service<Deposits>()("Deposits", {
      * only a customer still missing an address issues them, as a command of the customer's actor.
      */
     const addresses = Effect.fn("Deposits.addresses")(
-      function*(customer: CustomerRow) {
+      function*(customer: Customer) {
         const stored = yield* repo.addresses(customer.id)
         const byNetwork = stored.length === networks.length
           ? new Map(stored.map((row) => [row.network, row.address]))
@@ -125,8 +125,7 @@ export class Deposits extends Effect.Service<Deposits>()("Deposits", {
           confirmations: n.confirmations
         }))
       },
-      Effect.provideService(SqlClient.SqlClient, sql),
-      Effect.catchTag("SqlError", Effect.die)
+      Effect.provideService(SqlClient.SqlClient, sql)
     )
 
     /** Validates the request before anything is written: which network family, which address, what amount. */
@@ -165,7 +164,7 @@ export class Deposits extends Effect.Service<Deposits>()("Deposits", {
     }
 
     /** A repeated transaction hash: the chain shows one transfer, so it is recorded (and credited) once. */
-    const alreadyRecorded = (partnerId: string, customer: CustomerRow, input: ConfirmedDeposit) =>
+    const alreadyRecorded = (partnerId: string, customer: Customer, input: ConfirmedDeposit) =>
       Effect.gen(function*() {
         const txHash = input.txHash
         const found = yield* repo.depositByTx(partnerId, input.network, txHash)
@@ -180,7 +179,7 @@ export class Deposits extends Effect.Service<Deposits>()("Deposits", {
       })
 
     /** The deposit's event, and for a supported one the credit: omnibus -> the customer's available balance. */
-    const announce = (partnerId: string, customer: CustomerRow, input: ConfirmedDeposit, planned: Plan, deposit: Deposit) =>
+    const announce = (partnerId: string, customer: Customer, input: ConfirmedDeposit, planned: Plan, deposit: Deposit) =>
       Effect.gen(function*() {
         const data = {
           customerId: customer.id,
@@ -213,7 +212,7 @@ export class Deposits extends Effect.Service<Deposits>()("Deposits", {
       })
 
     /** The customer's command: the deposit recorded once per transaction hash, announced and credited. */
-    const record = (partnerId: string, customer: CustomerRow, input: ConfirmedDeposit, planned: Plan) =>
+    const record = (partnerId: string, customer: Customer, input: ConfirmedDeposit, planned: Plan) =>
       Effect.gen(function*() {
         // Only the chain's own adapter reports deposits: with no adapter there is nothing to receive.
         const address = (yield* issued(customer).pipe(Effect.catchTag("ChainRailUnavailable", Effect.die)))
@@ -232,7 +231,7 @@ export class Deposits extends Effect.Service<Deposits>()("Deposits", {
         })
         if (Option.isNone(inserted)) return yield* alreadyRecorded(partnerId, customer, input)
         return yield* announce(partnerId, customer, input, planned, toDeposit(inserted.value))
-      }).pipe(Effect.catchTag("SqlError", Effect.die))
+      })
 
     /**
      * The chain rail's entry point for a confirmed on-chain deposit to the customer's address (or an unsupported
@@ -250,13 +249,13 @@ export class Deposits extends Effect.Service<Deposits>()("Deposits", {
 
     /** True when `address` is one of the deposit addresses issued to the customer (EVM addresses in any letter case). */
     const isOwnAddress = Effect.fn("Deposits.isOwnAddress")((customerId: string, address: string) =>
-      Effect.map(repo.addresses(customerId).pipe(Effect.provideService(SqlClient.SqlClient, sql), Effect.orDie), (rows) =>
+      Effect.map(repo.addresses(customerId).pipe(Effect.provideService(SqlClient.SqlClient, sql)), (rows) =>
         rows.some((row) => sameAddress(row.address, address)))
     )
 
     return { addresses, receive, isOwnAddress } as const
   }),
-  dependencies: [Outbox.Default, Ledger.Ledger.Default, CustomerActors.Default]
+  dependencies: [FundingRepo.FundingRepo.Default, Outbox.Default, Ledger.Ledger.Default, CustomerActors.Default]
 }) {}
 
 export const layer = Deposits.Default

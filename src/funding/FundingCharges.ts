@@ -1,6 +1,6 @@
 import { Effect, Option, Schema } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
-import type { CustomerRow } from "../customers/CustomersRepo.js"
+import type { Customer } from "../customers/Customer.js"
 import type { CreatedPageQuery } from "../db/Rows.js"
 import { Outbox } from "../events/Events.js"
 import { BadRequest } from "../api/ApiError.js"
@@ -90,7 +90,7 @@ const makeSteps = (repo: FundingRepo.FundingRepo) =>
         return toCharge(row.value, yield* clock.now)
       })
 
-    const insertNew = (customer: CustomerRow, id: string, reference: string, amount: bigint, eftBaseUrl: string | null) =>
+    const insertNew = (customer: Customer, id: string, reference: string, amount: bigint, eftBaseUrl: string | null) =>
       Effect.gen(function*() {
         const now = yield* clock.now
         const type = chargeTypeOf(customer.currency)
@@ -145,7 +145,7 @@ const makeSteps = (repo: FundingRepo.FundingRepo) =>
         return yield* Effect.dieMessage(`funding: no free one-off account number after ${accountAttemptsMax} draws`)
       })
 
-    const createNew = (customer: CustomerRow, id: string, reference: string, amount: bigint, eftBaseUrl: string | null) =>
+    const createNew = (customer: Customer, id: string, reference: string, amount: bigint, eftBaseUrl: string | null) =>
       Effect.gen(function*() {
         const charge = yield* insertNew(customer, id, reference, amount, eftBaseUrl)
         yield* jobs.schedule({
@@ -219,7 +219,7 @@ const makeSteps = (repo: FundingRepo.FundingRepo) =>
         const row = yield* repo.chargeOfPartner(partnerId, chargeId.toLowerCase())
         if (Option.isNone(row)) return yield* FundingChargeNotFound.standard()
         return row.value
-      }).pipe(Effect.catchTag("SqlError", Effect.die))
+      })
 
     /** The paid amount checked against the locked charge: the whole amount unless `amount` says otherwise. */
     const payLocked = (chargeId: string, amount: number | undefined) =>
@@ -238,7 +238,7 @@ const makeSteps = (repo: FundingRepo.FundingRepo) =>
           minor = parsed.minor
         }
         return yield* markPaid(row, minor)
-      }).pipe(Effect.catchTag("SqlError", Effect.die))
+      })
 
     const byToken = (token: string) =>
       Effect.gen(function*() {
@@ -246,7 +246,7 @@ const makeSteps = (repo: FundingRepo.FundingRepo) =>
         const row = yield* repo.chargeByToken(token)
         if (Option.isNone(row)) return yield* FundingChargeNotFound.standard()
         return row.value
-      }).pipe(Effect.catchTag("SqlError", Effect.die))
+      })
 
     /** The customer's choice on the EFT page, applied to the locked charge (a closed one only gets a notice). */
     const decideLocked = (chargeId: string, partnerName: string, action: "authorize" | "cancel") =>
@@ -261,7 +261,7 @@ const makeSteps = (repo: FundingRepo.FundingRepo) =>
           partnerName,
           notice: action === "authorize" ? "Payment authorised. You can close this page." : "Payment cancelled."
         }
-      }).pipe(Effect.catchTag("SqlError", Effect.die))
+      })
 
     return { load, createNew, close, ownedByPartner, payLocked, byToken, decideLocked } as const
   })
@@ -273,7 +273,7 @@ const makeSteps = (repo: FundingRepo.FundingRepo) =>
  */
 export class FundingCharges extends Effect.Service<FundingCharges>()("FundingCharges", {
   effect: Effect.gen(function*() {
-    const repo = yield* FundingRepo.make
+    const repo = yield* FundingRepo.FundingRepo
     const clock = yield* ServiceClock
     const actors = yield* CustomerActors
     const idempotency = yield* Idempotency
@@ -303,11 +303,11 @@ export class FundingCharges extends Effect.Service<FundingCharges>()("FundingCha
             (id) => createNew(customer, id, reference, parsed.minor, eftBaseUrl),
             load
           )
-        }).pipe(Effect.catchTag("SqlError", Effect.die)))
+        }))
     )
 
     const list = Effect.fn("FundingCharges.list")(
-      function*(customer: CustomerRow, page: PageRequest) {
+      function*(customer: Customer, page: PageRequest) {
         const now = yield* clock.now
         const result = yield* paginate(
           { list: "funding_charges", partnerId: customer.partnerId, customerId: customer.id },
@@ -317,18 +317,16 @@ export class FundingCharges extends Effect.Service<FundingCharges>()("FundingCha
         )
         return { items: result.items.map((row) => toCharge(row, now)), nextCursor: result.nextCursor }
       },
-      Effect.provideService(Cursors, cursors),
-      Effect.catchTag("SqlError", Effect.die)
+      Effect.provideService(Cursors, cursors)
     )
 
     const get = Effect.fn("FundingCharges.get")(
-      function*(customer: CustomerRow, chargeId: string) {
+      function*(customer: Customer, chargeId: string) {
         if (!isUuid(chargeId)) return yield* FundingChargeNotFound.standard()
         const row = yield* repo.charge(chargeId.toLowerCase())
         if (Option.isNone(row) || row.value.customerId !== customer.id) return yield* FundingChargeNotFound.standard()
         return toCharge(row.value, yield* clock.now)
-      },
-      Effect.catchTag("SqlError", Effect.die)
+      }
     )
 
     /**
@@ -363,7 +361,7 @@ export class FundingCharges extends Effect.Service<FundingCharges>()("FundingCha
           // The credit would take the customer over the maximum balance: the command wrote nothing, the charge
           // stays PENDING and the page says why (without the customer's balance).
           Effect.catchTag("BalanceLimitExceeded", () =>
-            Effect.map(load(found.id).pipe(Effect.orDie), (charge): EftOutcome => ({
+            Effect.map(load(found.id), (charge): EftOutcome => ({
               charge,
               partnerName,
               notice: "This payment cannot be accepted: it would take the account above its maximum balance. Nothing was paid."
@@ -391,13 +389,12 @@ export class FundingCharges extends Effect.Service<FundingCharges>()("FundingCha
       function*(query: CreatedPageQuery) {
         const now = yield* clock.now
         return (yield* repo.pendingCharges(query, now)).map((row) => toCharge(row, now))
-      },
-      Effect.orDie
+      }
     )
 
     return { create, list, get, settle, pending, eftPage, eftDecide } as const
   }),
-  dependencies: [Outbox.Default, Ledger.Default, CustomerActors.Default, Idempotency.Default, Jobs.Default, Cursors.Default, Partners.Default]
+  dependencies: [FundingRepo.FundingRepo.Default, Outbox.Default, Ledger.Default, CustomerActors.Default, Idempotency.Default, Jobs.Default, Cursors.Default, Partners.Default]
 }) {}
 
 export const layer = FundingCharges.Default

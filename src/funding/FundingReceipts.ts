@@ -1,4 +1,3 @@
-import type { SqlError } from "@effect/sql"
 import { Effect } from "effect"
 import type { Outbox } from "../events/Events.js"
 import type { Ids } from "../ids/Ids.js"
@@ -44,7 +43,7 @@ export interface FiatArrival {
 export const creditFiat = (
   deps: { readonly repo: FundingRepo; readonly outbox: typeof Outbox.Service; readonly ledger: typeof Ledger.Ledger.Service; readonly ids: typeof Ids.Service },
   arrival: FiatArrival
-): Effect.Effect<FundingReceipt, SqlError.SqlError | BalanceLimitExceeded> =>
+): Effect.Effect<FundingReceipt, BalanceLimitExceeded> =>
   Effect.gen(function*() {
     if (arrival.amount <= 0n) return yield* Effect.dieMessage("funding: a credit must be positive")
     const receipt = yield* deps.repo.insertReceipt({

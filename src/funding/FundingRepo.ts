@@ -2,7 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { FiatCurrency } from "../reference/Countries.js"
 import { FundingChargeStatus, FundingChargeType } from "./Api.js"
-import { CreatedPage, createdPage, createdPageOrder, createdPageWhere, type CreatedPageQuery, orDieOnRow } from "../db/Rows.js"
+import { CreatedPage, createdPage, createdPageOrder, createdPageWhere, type CreatedPageQuery, repository } from "../db/Rows.js"
 
 /** A customer's dedicated collection account (one per customer). */
 export const VirtualAccountRow = Schema.Struct({
@@ -193,31 +193,32 @@ export const make = Effect.gen(function*() {
     execute: ({ network, partnerId, txHash }) =>
       sql`SELECT * FROM deposits WHERE partner_id = ${partnerId} AND network = ${network} AND tx_hash = ${txHash}`
   })
-  return {
-    virtualAccount: (customerId: string) => orDieOnRow(virtualAccount(customerId)),
+  return repository({
+    virtualAccount: (customerId: string) => virtualAccount(customerId),
     /** Inserts unless the customer already has one or the number is taken; true when this insert won. */
-    insertVirtualAccount: (row: VirtualAccountRow) => orDieOnRow(Effect.map(insertVirtualAccount(row), Option.isSome)),
+    insertVirtualAccount: (row: VirtualAccountRow) => Effect.map(insertVirtualAccount(row), Option.isSome),
     /** False when the one-off account number is already taken (the caller draws another). */
-    insertCharge: (row: NewChargeRow) => orDieOnRow(Effect.map(insertCharge(row), Option.isSome)),
-    charge: (id: string) => orDieOnRow(charge(id)),
-    chargeOfPartner: (partnerId: string, id: string) => orDieOnRow(chargeOfPartner({ partnerId, id })),
-    chargeByToken: (token: string) => orDieOnRow(chargeByToken(token)),
+    insertCharge: (row: NewChargeRow) => Effect.map(insertCharge(row), Option.isSome),
+    charge: (id: string) => charge(id),
+    chargeOfPartner: (partnerId: string, id: string) => chargeOfPartner({ partnerId, id }),
+    chargeByToken: (token: string) => chargeByToken(token),
     chargesPage: (customerId: string, beforeSeq: string | undefined, limit: number) =>
-      orDieOnRow(chargesPage({ customerId, beforeSeq, limit })),
+      chargesPage({ customerId, beforeSeq, limit }),
     /** The partner's charges still PENDING and not yet past `expiresAt` at `now`, newest first by (created_at, id). */
-    pendingCharges: (query: CreatedPageQuery, now: Date) => orDieOnRow(pendingCharges({ ...createdPage(query), now })),
+    pendingCharges: (query: CreatedPageQuery, now: Date) => pendingCharges({ ...createdPage(query), now }),
     /** The charge PAID, or None when it was no longer PENDING. */
-    markPaid: (id: string, amountPaid: bigint, at: Date) => orDieOnRow(markPaid({ id, amountPaid, at })),
+    markPaid: (id: string, amountPaid: bigint, at: Date) => markPaid({ id, amountPaid, at }),
     /** The charge closed, or None when it was no longer PENDING. */
-    markClosed: (id: string, status: "EXPIRED" | "CANCELLED", at: Date) => orDieOnRow(markClosed({ id, status, at })),
-    insertReceipt: (row: NewReceiptRow) => orDieOnRow(insertReceipt(row)),
-    addresses: (customerId: string) => orDieOnRow(addresses(customerId)),
-    insertAddress: (row: AddressRow) => orDieOnRow(insertAddress(row)),
+    markClosed: (id: string, status: "EXPIRED" | "CANCELLED", at: Date) => markClosed({ id, status, at }),
+    insertReceipt: (row: NewReceiptRow) => insertReceipt(row),
+    addresses: (customerId: string) => addresses(customerId),
+    insertAddress: (row: AddressRow) => insertAddress(row),
     /** The new deposit, or None when this transaction hash is already recorded for the partner and network. */
-    insertDeposit: (row: NewDepositRow) => orDieOnRow(insertDeposit(row)),
+    insertDeposit: (row: NewDepositRow) => insertDeposit(row),
     depositByTx: (partnerId: string, network: string, txHash: string) =>
-      orDieOnRow(depositByTx({ partnerId, network, txHash }))
-  }
+      depositByTx({ partnerId, network, txHash })
+  })
 })
 
-export type FundingRepo = Effect.Effect.Success<typeof make>
+/** The repository as a service, built once per application; `make` builds a private one (tests, one-off commands). */
+export class FundingRepo extends Effect.Service<FundingRepo>()("FundingRepo", { effect: make }) {}

@@ -1,7 +1,7 @@
-import { SqlClient, type SqlError } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
-import type { CustomerRow } from "../customers/CustomersRepo.js"
+import type { Customer } from "../customers/Customer.js"
 import { Outbox } from "../events/Events.js"
 import { BadRequest } from "../api/ApiError.js"
 import { Ids } from "../ids/Ids.js"
@@ -27,7 +27,7 @@ const toView = (row: FundingRepo.VirtualAccountRow): VirtualAccount => ({
   status: row.status
 })
 
-export const fullName = (customer: CustomerRow) =>
+export const fullName = (customer: Customer) =>
   [customer.firstName, customer.middleName, customer.lastName].filter((part) => part !== null && part !== "").join(" ")
 
 /**
@@ -43,7 +43,7 @@ export const sessionReference = (bankCode: string, at: Date, random: Uint8Array)
 export class VirtualAccounts extends Effect.Service<VirtualAccounts>()("VirtualAccounts", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const repo = yield* FundingRepo.make
+    const repo = yield* FundingRepo.FundingRepo
     const clock = yield* ServiceClock
     const ids = yield* Ids
     const outbox = yield* Outbox
@@ -52,7 +52,7 @@ export class VirtualAccounts extends Effect.Service<VirtualAccounts>()("VirtualA
     const bank = yield* Bank
     const kyc = yield* Kyc
 
-    const issue = (customer: CustomerRow): Effect.Effect<FundingRepo.VirtualAccountRow, SqlError.SqlError | BankRailUnavailable> =>
+    const issue = (customer: Customer): Effect.Effect<FundingRepo.VirtualAccountRow, BankRailUnavailable> =>
       Effect.gen(function*() {
         for (let attempt = 0; attempt < issueAttemptsMax; attempt++) {
           const existing = yield* repo.virtualAccount(customer.id)
@@ -84,7 +84,7 @@ export class VirtualAccounts extends Effect.Service<VirtualAccounts>()("VirtualA
      * only a customer without an account issues one, as a command of the customer's actor.
      */
     const getOrIssue = Effect.fn("VirtualAccounts.getOrIssue")(
-      function*(customer: CustomerRow) {
+      function*(customer: Customer) {
         const existing = yield* repo.virtualAccount(customer.id)
         if (Option.isSome(existing)) return toView(existing.value)
         return yield* actors.run(customer.partnerId, customer.id, (locked) =>
@@ -95,11 +95,10 @@ export class VirtualAccounts extends Effect.Service<VirtualAccounts>()("VirtualA
               })
             }
             return toView(yield* issue(locked))
-          }).pipe(Effect.catchTag("SqlError", Effect.die))).pipe(
+          })).pipe(
             Effect.catchTag("CustomerForbidden", () => Effect.dieMessage("virtual accounts: a customer vanished"))
           )
       },
-      Effect.catchTag("SqlError", Effect.die),
       Effect.provideService(SqlClient.SqlClient, sql)
     )
 
@@ -136,12 +135,12 @@ export class VirtualAccounts extends Effect.Service<VirtualAccounts>()("VirtualA
             narration: input.narration ?? `Transfer to ${account.accountName}`,
             at
           })
-        }).pipe(Effect.catchTag("SqlError", Effect.die)))
+        }))
     )
 
     return { getOrIssue, credit } as const
   }),
-  dependencies: [Outbox.Default, Ledger.Default, CustomerActors.Default, Kyc.Default]
+  dependencies: [FundingRepo.FundingRepo.Default, Outbox.Default, Ledger.Default, CustomerActors.Default, Kyc.Default]
 }) {}
 
 export const layer = VirtualAccounts.Default

@@ -1,6 +1,6 @@
 import { BigDecimal, Effect, Option } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
-import type { CustomerRow } from "../customers/CustomersRepo.js"
+import type { Customer } from "../customers/Customer.js"
 import { BadRequest } from "../api/ApiError.js"
 import { Enrolments } from "../international/Enrolments.js"
 import * as Ledger from "../ledger/Ledger.js"
@@ -19,7 +19,7 @@ import { commonFields, makeRecord, toGlobalSend } from "./View.js"
  * corridor's payout partner (`PayoutSubmissions`). Its outcome comes back through `GlobalSends.settle`.
  */
 export const make = Effect.gen(function*() {
-  const repo = yield* GlobalSendsRepo.make
+  const repo = yield* GlobalSendsRepo.GlobalSendsRepo
   const clock = yield* ServiceClock
   const ledger = yield* Ledger.Ledger
   const enrolments = yield* Enrolments
@@ -28,7 +28,7 @@ export const make = Effect.gen(function*() {
   const fees = defaultFees
 
   /** A corridor of a destination group needs the customer's approval for that group (international KYC). */
-  const checkEnrolled = (customer: CustomerRow, corridor: Corridor) =>
+  const checkEnrolled = (customer: Customer, corridor: Corridor) =>
     Effect.gen(function*() {
       if (corridor.group === null) return
       const status = yield* enrolments.groupStatus(customer.id, corridor.group)
@@ -42,7 +42,7 @@ export const make = Effect.gen(function*() {
     })
 
   /** The amount parsed and split into the fees; refuses what leaves less than the corridor's minimum. */
-  const price = (customer: CustomerRow, corridor: Corridor, amount: number) =>
+  const price = (customer: Customer, corridor: Corridor, amount: number) =>
     Effect.gen(function*() {
       const parsed = parseAmount("USDT", amount)
       if (!parsed.ok) return yield* new BadRequest({ message: `amount: ${describeAmountProblem(parsed.problem, "USDT")}` })
@@ -64,7 +64,7 @@ export const make = Effect.gen(function*() {
     })
 
   /** Reserves the funding, stores the send and hands it to the payout partner; `draft` is recorded first. */
-  const reserveAndSubmit = (customer: CustomerRow, draft: GlobalSendsRepo.NewGlobalSendRow) =>
+  const reserveAndSubmit = (customer: Customer, draft: GlobalSendsRepo.NewGlobalSendRow) =>
     Effect.gen(function*() {
       const event = yield* record(draft, "global_send.initiated")
       const reservation = yield* ledger.reserve({
@@ -95,7 +95,7 @@ export const make = Effect.gen(function*() {
     })
 
   return (
-    customer: CustomerRow,
+    customer: Customer,
     corridor: Corridor,
     body: GlobalSendBody,
     reference: string,

@@ -1,6 +1,6 @@
 import { Duration, Effect } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
-import type { CustomerRow } from "../customers/CustomersRepo.js"
+import type { Customer } from "../customers/Customer.js"
 import { nameWords } from "../kyc/KycRules.js"
 import { Bank, nameEnquiryTimeoutMs } from "../rails/Bank.js"
 import { BankRailUnavailable } from "../rails/Errors.js"
@@ -15,14 +15,14 @@ import { commonFields, makeRecord, toGlobalSend } from "./View.js"
  * the same reference; the send follows that withdrawal's settlement (src/globalsend/FollowWithdrawals.ts).
  */
 export const make = Effect.gen(function*() {
-  const repo = yield* GlobalSendsRepo.make
+  const repo = yield* GlobalSendsRepo.GlobalSendsRepo
   const clock = yield* ServiceClock
   const bank = yield* Bank
   const withdrawals = yield* Withdrawals
   const record = yield* makeRecord
 
   /** The beneficiary's account resolved by the bank's name enquiry (outside any transaction). */
-  const resolveAccount = (customer: CustomerRow, beneficiary: Readonly<Record<string, unknown>>) =>
+  const resolveAccount = (customer: Customer, beneficiary: Readonly<Record<string, unknown>>) =>
     Effect.gen(function*() {
       const bankCode = String(beneficiary.bankCode)
       const accountNumber = String(beneficiary.accountNumber)
@@ -57,7 +57,7 @@ export const make = Effect.gen(function*() {
 
   /** A new domestic send inside the customer's command: its withdrawal first, then the send that follows it. */
   const initiate = (
-    customer: CustomerRow,
+    customer: Customer,
     corridor: Corridor,
     body: GlobalSendBody,
     reference: string,

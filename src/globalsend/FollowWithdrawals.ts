@@ -14,23 +14,23 @@ import { makeRecord } from "./View.js"
 export const layer = Layer.effect(
   SettledWithdrawals,
   Effect.gen(function*() {
-    const repo = yield* GlobalSendsRepo.make
+    const repo = yield* GlobalSendsRepo.GlobalSendsRepo
     const clock = yield* ServiceClock
     const record = yield* makeRecord
 
     const settled = Effect.fn("GlobalSends.followWithdrawal")(function*(withdrawal: WithdrawalRow, move: PayoutOutcome) {
       // Only a one-off account's payout (no saved account) can be a domestic send's: no query for the others.
       if (withdrawal.bankAccountId !== null) return
-      const found = yield* repo.byWithdrawal(withdrawal.id).pipe(Effect.orDie)
+      const found = yield* repo.byWithdrawal(withdrawal.id)
       if (Option.isNone(found)) return
       const row = found.value
       const status = move._tag === "Completed" ? "COMPLETED" as const : "FAILED" as const
       if (row.status === status) return
       const now = yield* clock.now
-      const updated = yield* repo.setStatus(row.id, status, move._tag === "Completed" ? null : move.reason, now).pipe(Effect.orDie)
-      yield* record(updated, status === "COMPLETED" ? "global_send.completed" : "global_send.failed").pipe(Effect.orDie)
+      const updated = yield* repo.setStatus(row.id, status, move._tag === "Completed" ? null : move.reason, now)
+      yield* record(updated, status === "COMPLETED" ? "global_send.completed" : "global_send.failed")
     })
 
     return SettledWithdrawals.of({ settled })
   })
-)
+).pipe(Layer.provide(GlobalSendsRepo.GlobalSendsRepo.Default))

@@ -1,7 +1,6 @@
-import type { SqlError } from "@effect/sql"
 import { type BigDecimal, Effect, Either, Option } from "effect"
 import { Customers } from "../customers/Customers.js"
-import type { CustomerRow } from "../customers/CustomersRepo.js"
+import type { Customer } from "../customers/Customer.js"
 import type { CreatedPageQuery } from "../db/Rows.js"
 import { BadRequest, type CustomerForbidden } from "../api/ApiError.js"
 import type { Page } from "../api/Envelope.js"
@@ -80,7 +79,7 @@ interface Prepared {
  */
 export class GlobalSends extends Effect.Service<GlobalSends>()("GlobalSends", {
   effect: Effect.gen(function*() {
-    const repo = yield* GlobalSendsRepo.make
+    const repo = yield* GlobalSendsRepo.GlobalSendsRepo
     const idempotency = yield* Idempotency
     const actors = yield* CustomerActors
     const customers = yield* Customers
@@ -99,7 +98,7 @@ export class GlobalSends extends Effect.Service<GlobalSends>()("GlobalSends", {
       }))
 
     /** What needs no lock: the corridor, the beneficiary's shape, the purpose (refused before anything else). */
-    const checkRequest = (customer: CustomerRow, corridor: Corridor, body: GlobalSendBody) =>
+    const checkRequest = (customer: Customer, corridor: Corridor, body: GlobalSendBody) =>
       Effect.gen(function*() {
         const purpose = checkPurpose(corridor, body.purpose, body.purposeNote)
         if (Either.isLeft(purpose)) return yield* new BadRequest({ message: `${purpose.left.field}: ${purpose.left.message}` })
@@ -115,7 +114,7 @@ export class GlobalSends extends Effect.Service<GlobalSends>()("GlobalSends", {
       })
 
     /** Outside the customer's transaction: the corridor list, the request's checks, the live rate, the name enquiry. */
-    const prepare = (partnerId: string, owned: CustomerRow, body: GlobalSendBody) =>
+    const prepare = (partnerId: string, owned: Customer, body: GlobalSendBody) =>
       Effect.gen(function*() {
         const corridor = (yield* payoutPartners.corridors(partnerId)).find((candidate) => candidate.corridor === body.corridor)
         if (corridor === undefined) {
@@ -145,13 +144,13 @@ export class GlobalSends extends Effect.Service<GlobalSends>()("GlobalSends", {
           const reference = body.reference ?? (yield* idempotency.generate)
           return yield* idempotency.once(
             { partnerId, endpoint: idempotencyEndpoint, reference, customerId: customer.id },
-            (id): Effect.Effect<GlobalSend, InitiateError | SqlError.SqlError> =>
+            (id): Effect.Effect<GlobalSend, InitiateError> =>
               Option.isSome(account)
                 ? domestic.initiate(customer, corridor, body, reference, beneficiary, account.value)(id)
                 : crossBorder(customer, corridor, body, reference, beneficiary, prices)(id),
             load(customer.id)
           )
-        }).pipe(Effect.catchTag("SqlError", Effect.die)))
+        }))
 
     const initiate = Effect.fn("GlobalSends.initiate")(function*(partnerId: string, customerId: string, body: GlobalSendBody) {
       const owned = yield* customers.getOwned(partnerId, customerId)
@@ -160,7 +159,7 @@ export class GlobalSends extends Effect.Service<GlobalSends>()("GlobalSends", {
       }
       // A repeated reference answers the original whatever it carries: look it up before any check or rail call.
       if (body.reference !== undefined) {
-        const existing = yield* repo.byReference(owned.id, body.reference).pipe(Effect.orDie)
+        const existing = yield* repo.byReference(owned.id, body.reference)
         if (Option.isSome(existing)) return toGlobalSend(existing.value)
       }
       return yield* createOnce(partnerId, owned.id, body, yield* prepare(partnerId, owned, body))
@@ -172,29 +171,29 @@ export class GlobalSends extends Effect.Service<GlobalSends>()("GlobalSends", {
           const row = yield* repo.lock(id)
           if (Option.isNone(row)) return yield* Effect.dieMessage(`global sends: send ${id} vanished`)
           return yield* apply(row.value, outcome)
-        }).pipe(Effect.catchTag("SqlError", Effect.die))).pipe(
+        })).pipe(
           Effect.catchTag("CustomerForbidden", () => Effect.dieMessage("global sends: a send's customer vanished"))
         )
 
     /** The payout partner's outcome of one of the partner's cross-border sends, by our id: the settlement entry point. */
     const settle = Effect.fn("GlobalSends.settle")(function*(partnerId: string, sendId: string, outcome: PayoutOutcome) {
       if (!isUuid(sendId) || !isUuid(partnerId)) return yield* GlobalSendNotFound.standard()
-      const found = yield* repo.forPartner(partnerId, sendId.toLowerCase()).pipe(Effect.orDie)
+      const found = yield* repo.forPartner(partnerId, sendId.toLowerCase())
       if (Option.isNone(found)) return yield* GlobalSendNotFound.standard()
       return yield* settleLocked(partnerId, found.value.customerId, found.value.id, outcome)
     })
 
     /** The same for a sandbox control naming the send by its (owned) customer and reference. */
     const settleByReference = Effect.fn("GlobalSends.settleByReference")(
-      function*(customer: CustomerRow, reference: string, outcome: PayoutOutcome) {
-        const found = yield* repo.byReference(customer.id, reference).pipe(Effect.orDie)
+      function*(customer: Customer, reference: string, outcome: PayoutOutcome) {
+        const found = yield* repo.byReference(customer.id, reference)
         if (Option.isNone(found)) return yield* GlobalSendNotFound.standard()
         return yield* settleLocked(customer.partnerId, customer.id, found.value.id, outcome)
       }
     )
 
     const list = Effect.fn("GlobalSends.list")(
-      (customer: CustomerRow, page: PageRequest) =>
+      (customer: Customer, page: PageRequest) =>
         paginate(
           { list: "global-sends", partnerId: customer.partnerId, customerId: customer.id },
           page,
@@ -202,23 +201,23 @@ export class GlobalSends extends Effect.Service<GlobalSends>()("GlobalSends", {
           (row) => String(row.seq)
         ),
       Effect.map((result): Page<GlobalSend> => ({ items: result.items.map(toGlobalSend), nextCursor: result.nextCursor })),
-      Effect.provideService(Cursors, cursors),
-      Effect.catchTag("SqlError", Effect.die)
+      Effect.provideService(Cursors, cursors)
     )
 
-    const get = Effect.fn("GlobalSends.get")(function*(customer: CustomerRow, reference: string) {
-      const row = yield* repo.byReference(customer.id, reference).pipe(Effect.orDie)
+    const get = Effect.fn("GlobalSends.get")(function*(customer: Customer, reference: string) {
+      const row = yield* repo.byReference(customer.id, reference)
       if (Option.isNone(row)) return yield* GlobalSendNotFound.standard()
       return toGlobalSend(row.value)
     })
 
     /** The partner's cross-border sends awaiting the payout partner, newest first. */
     const processing = Effect.fn("GlobalSends.processing")((query: CreatedPageQuery) =>
-      repo.processing(query).pipe(Effect.orDie))
+      repo.processing(query))
 
     return { initiate, list, get, settle, settleByReference, processing } as const
   }),
   dependencies: [
+    GlobalSendsRepo.GlobalSendsRepo.Default,
     Customers.Default,
     Withdrawals.Default,
     CustomerActors.Default,

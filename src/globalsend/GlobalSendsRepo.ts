@@ -1,6 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { CreatedPage, createdPage, createdPageOrder, createdPageWhere, type CreatedPageQuery, orDieOnRow } from "../db/Rows.js"
+import { CreatedPage, createdPage, createdPageOrder, createdPageWhere, type CreatedPageQuery, repository } from "../db/Rows.js"
 import { SendPurpose } from "../reference/Corridors.js"
 import { GlobalSendStatus, SettledBy } from "./Api.js"
 
@@ -115,23 +115,26 @@ export const make = Effect.gen(function*() {
         WHERE partner_id = ${query.partnerId} AND status = 'PROCESSING' AND reservation_id IS NOT NULL ${createdPageWhere(sql, query)}
         ${createdPageOrder(sql, query)}`
   })
-  return {
-    insert: (row: NewGlobalSendRow) => orDieOnRow(insert(row)),
-    byId: (customerId: string, id: string) => orDieOnRow(byId({ customerId, id })),
-    byReference: (customerId: string, reference: string) => orDieOnRow(byReference({ customerId, reference })),
-    forPartner: (partnerId: string, id: string) => orDieOnRow(forPartner({ partnerId, id })),
+  return repository({
+    insert: (row: NewGlobalSendRow) => insert(row),
+    byId: (customerId: string, id: string) => byId({ customerId, id }),
+    byReference: (customerId: string, reference: string) => byReference({ customerId, reference }),
+    forPartner: (partnerId: string, id: string) => forPartner({ partnerId, id }),
     /** The domestic send paying out through this withdrawal, locked. */
-    byWithdrawal: (withdrawalId: string) => orDieOnRow(byWithdrawal(withdrawalId)),
+    byWithdrawal: (withdrawalId: string) => byWithdrawal(withdrawalId),
     /** Locks the row for the rest of the transaction (the customer row is locked first, always). */
-    lock: (id: string) => orDieOnRow(lock(id)),
+    lock: (id: string) => lock(id),
     /**
      * A send's outcome, on a row the caller locked and checked (a cross-border send PROCESSING; a domestic one follows
      * its withdrawal, so a bank return fails a COMPLETED one too).
      */
     setStatus: (id: string, status: GlobalSendStatus, failureReason: string | null, at: Date) =>
-      orDieOnRow(setStatus({ id, status, failureReason, at })),
-    page: (customerId: string, beforeSeq: string | undefined, limit: number) => orDieOnRow(page({ customerId, beforeSeq, limit })),
+      setStatus({ id, status, failureReason, at }),
+    page: (customerId: string, beforeSeq: string | undefined, limit: number) => page({ customerId, beforeSeq, limit }),
     /** The partner's cross-border sends the payout partner has not answered, newest first by (created_at, id). */
-    processing: (query: CreatedPageQuery) => orDieOnRow(processing(createdPage(query)))
-  }
+    processing: (query: CreatedPageQuery) => processing(createdPage(query))
+  })
 })
+
+/** The repository as a service, built once per application; `make` builds a private one (tests, one-off commands). */
+export class GlobalSendsRepo extends Effect.Service<GlobalSendsRepo>()("GlobalSendsRepo", { effect: make }) {}

@@ -12,7 +12,7 @@ import { makeRecord, toGlobalSend } from "./View.js"
  * (through the conversion accounts when it was funded in local currency), FAILED voids it.
  */
 export const make = Effect.gen(function*() {
-  const repo = yield* GlobalSendsRepo.make
+  const repo = yield* GlobalSendsRepo.GlobalSendsRepo
   const clock = yield* ServiceClock
   const ledger = yield* Ledger.Ledger
   const record = yield* makeRecord

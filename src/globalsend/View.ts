@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import type { CustomerRow } from "../customers/CustomersRepo.js"
+import type { Customer } from "../customers/Customer.js"
 import { Outbox } from "../events/Events.js"
 import type { Asset } from "../money/Money.js"
 import { toNumber } from "../money/Money.js"
@@ -58,7 +58,7 @@ export const makeRecord = Effect.map(Outbox, (outbox) =>
 
 /** The fields every new global send starts with, whatever its corridor. */
 export const commonFields = (
-  customer: CustomerRow,
+  customer: Customer,
   corridor: Corridor,
   body: GlobalSendBody,
   reference: string,

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
-import type { CustomerRow } from "../customers/CustomersRepo.js"
+import type { Customer } from "../customers/Customer.js"
 import { Outbox } from "../events/Events.js"
 import { BadRequest } from "../api/ApiError.js"
 import { Ids } from "../ids/Ids.js"
@@ -61,7 +61,7 @@ const decidedRow = (row: EnrolmentRow, effective: EnrolmentDecision, firstCreati
 
 /** A group the customer has no row in, marked NEEDS_ATTENTION by the partner: never sent, no fee owed yet. */
 const needsAttentionRow = (
-  customer: CustomerRow,
+  customer: Customer,
   group: DestinationGroupKey,
   id: string,
   reason: string,
@@ -136,7 +136,7 @@ export const make = (store: EnrolmentStore) =>
       })
 
     /** The group's first approval: `global_send.enabled` with every group enabled so far. */
-    const announceEnabled = (customer: CustomerRow, key: DestinationGroupKey, rows: ReadonlyArray<EnrolmentRow>) => {
+    const announceEnabled = (customer: Customer, key: DestinationGroupKey, rows: ReadonlyArray<EnrolmentRow>) => {
       const approved = destinationGroups
         .filter((group) => group.key === key || rows.some((other) => other.groupKey === group.key && other.enabledAt !== null))
         .map((group) => group.key)
@@ -145,11 +145,11 @@ export const make = (store: EnrolmentStore) =>
         customerId: customer.id,
         type: eventTypes.enabled,
         data: { customerId: customer.id, groups: approved, newGroups: [key] }
-      }).pipe(Effect.orDie)
+      })
     }
 
     /** Applies a decision to a row (customer locked); a decision the status does not allow is a conflict. */
-    const applyDecision = (customer: CustomerRow, row: EnrolmentRow, decision: EnrolmentDecision, byHand: boolean) =>
+    const applyDecision = (customer: Customer, row: EnrolmentRow, decision: EnrolmentDecision, byHand: boolean) =>
       Effect.gen(function*() {
         const effective = yield* effectiveDecision(row, decision, byHand)
         const now = yield* clock.now
@@ -165,7 +165,7 @@ export const make = (store: EnrolmentStore) =>
       })
 
     /** The re-send of a REJECTED or NEEDS_ATTENTION group, its newest Tier 3 content sent again (customer locked). */
-    const resend = (customer: CustomerRow, group: DestinationGroupKey) =>
+    const resend = (customer: Customer, group: DestinationGroupKey) =>
       Effect.gen(function*() {
         const row = yield* rowOfGroup(customer.id, group)
         const latest = yield* kyc.latestTier3(customer.id)
@@ -210,7 +210,7 @@ export const make = (store: EnrolmentStore) =>
       })
 
     /** The partner marks a group NEEDS_ATTENTION (customer locked); an APPROVED group cannot be. */
-    const reject = (customer: CustomerRow, group: DestinationGroupKey, reason: string) =>
+    const reject = (customer: Customer, group: DestinationGroupKey, reason: string) =>
       Effect.gen(function*() {
         const row = yield* rowOfGroup(customer.id, group)
         if (row?.status === "APPROVED") {

@@ -1,5 +1,5 @@
 import { Effect, Option } from "effect"
-import type { CustomerRow } from "../customers/CustomersRepo.js"
+import type { Customer } from "../customers/Customer.js"
 import { Outbox } from "../events/Events.js"
 import { Kyc } from "../kyc/Kyc.js"
 import { type DestinationGroupKey, destinationGroups, findDestinationGroup } from "../reference/Groups.js"
@@ -34,17 +34,17 @@ export const statusView = (rows: ReadonlyArray<EnrolmentsRepo.EnrolmentRow>, con
 
 export const make = (repo: Repo) =>
   Effect.gen(function*() {
-    const settings = yield* InternationalRepo.make
+    const settings = yield* InternationalRepo.InternationalRepo
     const outbox = yield* Outbox
     const kyc = yield* Kyc
 
     const partnerPays = (partnerId: string) =>
-      Effect.map(settings.find(partnerId), Option.match({ onNone: () => false, onSome: (row) => row.paysForCustomers })).pipe(Effect.orDie)
+      Effect.map(settings.find(partnerId), Option.match({ onNone: () => false, onSome: (row) => row.paysForCustomers }))
 
     /** Everything a view needs, read in the caller's transaction. */
-    const contextOf = (customer: CustomerRow) =>
+    const contextOf = (customer: Customer) =>
       Effect.gen(function*() {
-        const rows = yield* repo.ofCustomer(customer.id).pipe(Effect.orDie)
+        const rows = yield* repo.ofCustomer(customer.id)
         const latest = yield* kyc.latestTier3(customer.id)
         const context: ViewContext = {
           eligible: (yield* kyc.tierStatus(customer.id, 2)) === "APPROVED",
@@ -54,38 +54,38 @@ export const make = (repo: Repo) =>
         return { rows, latest, context }
       })
 
-    const currentStatus = (customer: CustomerRow) =>
+    const currentStatus = (customer: Customer) =>
       Effect.map(contextOf(customer), ({ context, rows }) => statusView(rows, context))
 
     /** Writes a row (new or changed) and its `international.group_updated` event; answers the row and the event id. */
     const save = (
-      customer: CustomerRow,
+      customer: Customer,
       row: EnrolmentsRepo.NewEnrolmentRow,
       isNew: boolean,
       context: ViewContext
     ) =>
       Effect.gen(function*() {
-        const saved = yield* (isNew ? repo.insert(row) : repo.update(row)).pipe(Effect.orDie)
+        const saved = yield* (isNew ? repo.insert(row) : repo.update(row))
         const group = findDestinationGroup(saved.groupKey)!
         const event = yield* outbox.record({
           partnerId: customer.partnerId,
           customerId: customer.id,
           type: eventTypes.groupUpdated,
           data: { customerId: customer.id, enrolmentId: saved.id, ...groupView(group, saved, context) }
-        }).pipe(Effect.orDie)
+        })
         return { row: saved, eventId: event.envelope.id }
       })
 
     /** After enrolments changed: tier 3's record follows the groups. */
     const syncTier = (customerId: string) =>
       Effect.gen(function*() {
-        const tier = tierStatusOf(yield* repo.ofCustomer(customerId).pipe(Effect.orDie))
+        const tier = tierStatusOf(yield* repo.ofCustomer(customerId))
         if (tier !== null) yield* kyc.syncTier3(customerId, tier.status, tier.reason)
       })
 
     /** The customer's row of a group, if any. */
     const rowOfGroup = (customerId: string, group: DestinationGroupKey) =>
-      Effect.map(repo.ofCustomer(customerId), (rows) => rows.find((row) => row.groupKey === group)).pipe(Effect.orDie)
+      Effect.map(repo.ofCustomer(customerId), (rows) => rows.find((row) => row.groupKey === group))
 
     return { repo, contextOf, currentStatus, save, syncTier, rowOfGroup } as const
   })

@@ -22,6 +22,7 @@ import type { GroupStatus, InternationalFeeInsufficientBalance, InternationalGro
 import * as EnrolmentDecisions from "./EnrolmentDecisions.js"
 import * as EnrolmentsRepo from "./EnrolmentsRepo.js"
 import * as EnrolmentStore from "./EnrolmentStore.js"
+import * as InternationalRepo from "./InternationalRepo.js"
 import * as SubmitTier3 from "./SubmitTier3.js"
 import type { Tier3Body } from "./Tier3.js"
 
@@ -56,7 +57,7 @@ export type DecisionError = BadRequest | CustomerForbidden | CustomerBusy | Inte
 
 export class Enrolments extends Effect.Service<Enrolments>()("Enrolments", {
   effect: Effect.gen(function*() {
-    const repo = yield* EnrolmentsRepo.make
+    const repo = yield* EnrolmentsRepo.EnrolmentsRepo
     const actors = yield* CustomerActors
     const customers = yield* Customers
     const exchange = yield* Exchange
@@ -96,11 +97,11 @@ export class Enrolments extends Effect.Service<Enrolments>()("Enrolments", {
     const decide = Effect.fn("Enrolments.decide")(
       function*(partnerId: string, enrolmentId: string, attempt: number, decision: EnrolmentDecision) {
         if (!isUuid(enrolmentId)) return yield* new BadRequest({ message: "enrolmentId: must be a uuid" })
-        const found = yield* repo.forPartner(partnerId, enrolmentId.toLowerCase()).pipe(Effect.orDie)
+        const found = yield* repo.forPartner(partnerId, enrolmentId.toLowerCase())
         if (Option.isNone(found)) return yield* new BadRequest({ message: "enrolmentId: no enrolment with this id" })
         yield* actors.run(partnerId, found.value.customerId, (customer) =>
           Effect.gen(function*() {
-            const rows = yield* repo.ofCustomer(customer.id).pipe(Effect.orDie)
+            const rows = yield* repo.ofCustomer(customer.id)
             const row = rows.find((candidate) => candidate.id === found.value.id)
             // A later send (re-submission, re-send) or a reject superseded the one this answers: nothing to decide.
             if (row === undefined || row.attempt !== attempt) return
@@ -129,11 +130,11 @@ export class Enrolments extends Effect.Service<Enrolments>()("Enrolments", {
     )
 
     /** The partner's enrolments awaiting the payout partner (PENDING or REVIEW), newest first. */
-    const awaiting = Effect.fn("Enrolments.awaiting")((query: CreatedPageQuery) => repo.awaiting(query).pipe(Effect.orDie))
+    const awaiting = Effect.fn("Enrolments.awaiting")((query: CreatedPageQuery) => repo.awaiting(query))
 
     return { submitTier3, status, resend, reject, decide, decideGroup, groupStatus, awaiting } as const
   }),
-  dependencies: [Customers.Default, Kyc.Default, Documents.Default, CustomerActors.Default, Ledger.Ledger.Default]
+  dependencies: [EnrolmentsRepo.EnrolmentsRepo.Default, InternationalRepo.InternationalRepo.Default, Customers.Default, Kyc.Default, Documents.Default, CustomerActors.Default, Ledger.Ledger.Default]
 }) {}
 
 export const layer = Enrolments.Default

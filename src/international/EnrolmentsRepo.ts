@@ -1,6 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { CreatedPage, createdPage, createdPageOrder, createdPageWhere, type CreatedPageQuery, orDieOnRow } from "../db/Rows.js"
+import { CreatedPage, createdPage, createdPageOrder, createdPageWhere, type CreatedPageQuery, repository } from "../db/Rows.js"
 import { DestinationGroupKey } from "../reference/Groups.js"
 
 export const EnrolmentStatus = Schema.Literal("PENDING", "REVIEW", "NEEDS_ATTENTION", "APPROVED", "REJECTED")
@@ -96,13 +96,16 @@ export const make = Effect.gen(function*() {
         WHERE partner_id = ${page.partnerId} AND status IN ('PENDING', 'REVIEW') ${createdPageWhere(sql, page)}
         ${createdPageOrder(sql, page)}`
   })
-  return {
+  return repository({
     /** The customer's enrolments, in the order they were first written. */
-    ofCustomer: (customerId: string) => orDieOnRow(ofCustomer(customerId)),
-    forPartner: (partnerId: string, id: string) => orDieOnRow(forPartner({ partnerId, id })),
-    insert: (row: NewEnrolmentRow) => orDieOnRow(insert(row)),
-    update: (row: NewEnrolmentRow) => orDieOnRow(update(row)),
+    ofCustomer: (customerId: string) => ofCustomer(customerId),
+    forPartner: (partnerId: string, id: string) => forPartner({ partnerId, id }),
+    insert: (row: NewEnrolmentRow) => insert(row),
+    update: (row: NewEnrolmentRow) => update(row),
     /** The partner's enrolments awaiting the payout partner (PENDING or REVIEW), newest first by (created_at, id). */
-    awaiting: (query: CreatedPageQuery) => orDieOnRow(awaiting(createdPage(query)))
-  }
+    awaiting: (query: CreatedPageQuery) => awaiting(createdPage(query))
+  })
 })
+
+/** The repository as a service, built once per application; `make` builds a private one (tests, one-off commands). */
+export class EnrolmentsRepo extends Effect.Service<EnrolmentsRepo>()("EnrolmentsRepo", { effect: make }) {}

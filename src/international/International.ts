@@ -23,7 +23,7 @@ const view = (paysForCustomers: boolean, updatedAt: Date | null): InternationalF
  */
 export class International extends Effect.Service<International>()("International", {
   effect: Effect.gen(function*() {
-    const repo = yield* InternationalRepo.make
+    const repo = yield* InternationalRepo.InternationalRepo
     const customers = yield* Customers
     const payoutPartners = yield* PayoutPartners
     const clock = yield* ServiceClock
@@ -39,8 +39,7 @@ export class International extends Effect.Service<International>()("Internationa
         Effect.map(Option.match({
           onNone: () => view(false, null),
           onSome: (row) => view(row.paysForCustomers, row.updatedAt)
-        })),
-        Effect.orDie
+        }))
       )
     )
 
@@ -50,13 +49,12 @@ export class International extends Effect.Service<International>()("Internationa
         const updatedAt = yield* clock.now
         const row = yield* repo.upsert({ partnerId, paysForCustomers, updatedAt })
         return view(row.paysForCustomers, row.updatedAt)
-      },
-      Effect.orDie
+      }
     )
 
     return { corridors, feeSetting, setFeeSetting } as const
   }),
-  dependencies: [Customers.Default]
+  dependencies: [InternationalRepo.InternationalRepo.Default, Customers.Default]
 }) {}
 
 export const layer = International.Default

@@ -1,6 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { orDieOnRow } from "../db/Rows.js"
+import { repository } from "../db/Rows.js"
 
 /** A row of `international_fee_settings`: a partner that has set its Tier 3 registration-fee setting. */
 export const FeeSettingRow = Schema.Struct({
@@ -31,10 +31,13 @@ export const make = Effect.gen(function*() {
           SET pays_for_customers = EXCLUDED.pays_for_customers, updated_at = EXCLUDED.updated_at
         RETURNING ${sql.unsafe(columns)}`
   })
-  return {
+  return repository({
     /** The partner's setting, if it ever set one. */
-    find: (partnerId: string) => orDieOnRow(find(partnerId)),
+    find: (partnerId: string) => find(partnerId),
     /** Sets the partner's setting (one statement: concurrent PUTs leave the last one's value). */
-    upsert: (row: FeeSettingRow) => orDieOnRow(upsert(row))
-  }
+    upsert: (row: FeeSettingRow) => upsert(row)
+  })
 })
+
+/** The repository as a service, built once per application; `make` builds a private one (tests, one-off commands). */
+export class InternationalRepo extends Effect.Service<InternationalRepo>()("InternationalRepo", { effect: make }) {}

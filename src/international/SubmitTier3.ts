@@ -1,6 +1,6 @@
 import { Effect, Either, Option, Schema } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
-import type { CustomerRow } from "../customers/CustomersRepo.js"
+import type { Customer } from "../customers/Customer.js"
 import { BadRequest } from "../api/ApiError.js"
 import { Ids } from "../ids/Ids.js"
 import { KycDocumentNotFound, type KycItem, KycPreviousTierNotApproved, KycTierAlreadyApproved, KycTierAwaitingDecision } from "../kyc/Api.js"
@@ -102,7 +102,7 @@ const optInOf = (destinationCountry: string | undefined) => (countries: Readonly
 
 /** What one send needs besides the customer: the submission's shared values. */
 interface SendContext {
-  readonly customer: CustomerRow
+  readonly customer: Customer
   readonly submission: ValidatedSubmission
   readonly kycId: string
   readonly details: Readonly<Record<string, unknown>>
@@ -157,7 +157,7 @@ export const make = (store: EnrolmentStore) =>
     const enrolments = yield* PayoutEnrolments
 
     /** Which source pays the first-send fees, or the refusal. */
-    const fundFees = (customer: CustomerRow, fees: ReadonlyArray<bigint>, prices: Option.Option<ExchangePrices>) =>
+    const fundFees = (customer: Customer, fees: ReadonlyArray<bigint>, prices: Option.Option<ExchangePrices>) =>
       Effect.gen(function*() {
         const total = fees.reduce((a, b) => a + b, 0n)
         const fiat = customer.currency as Asset
@@ -197,7 +197,7 @@ export const make = (store: EnrolmentStore) =>
       })
 
     /** The fee of a charged send reserved on the customer's balance, its id kept on the row. */
-    const reserveFee = (customer: CustomerRow, row: EnrolmentsRepo.EnrolmentRow, eventId: string, fee: Fee) =>
+    const reserveFee = (customer: Customer, row: EnrolmentsRepo.EnrolmentRow, eventId: string, fee: Fee) =>
       Effect.gen(function*() {
         const reservation = yield* ledger.reserve({
           partnerId: customer.partnerId,
@@ -209,7 +209,7 @@ export const make = (store: EnrolmentStore) =>
           currency: fee.currency,
           amount: fee.amount
         }).pipe(Effect.catchTag("InsufficientBalance", () => Effect.dieMessage("enrolments: a checked fee did not fit")))
-        yield* repo.update({ ...row, feeReservationId: reservation.id }).pipe(Effect.orDie)
+        yield* repo.update({ ...row, feeReservationId: reservation.id })
       })
 
     /** One group's send: its row and event, its fee reserved (customer-paid first send), the payout partner's send. */
@@ -269,7 +269,7 @@ export const make = (store: EnrolmentStore) =>
     const recordTier = (send: SendContext) =>
       Effect.gen(function*() {
         const { customer } = send
-        const after = yield* repo.ofCustomer(customer.id).pipe(Effect.orDie)
+        const after = yield* repo.ofCustomer(customer.id)
         const tier = tierStatusOf(after) ?? { status: "PENDING" as const, reason: null }
         const record = yield* kyc.insertTier3({
           id: send.kycId,
@@ -283,7 +283,7 @@ export const make = (store: EnrolmentStore) =>
       })
 
     /** The submission, in the customer's actor (`prices`: the live rate, read before the lock). */
-    const submitLocked = (customer: CustomerRow, body: Tier3Body, prices: Option.Option<ExchangePrices>) =>
+    const submitLocked = (customer: Customer, body: Tier3Body, prices: Option.Option<ExchangePrices>) =>
       Effect.gen(function*() {
         if ((yield* kyc.tierStatus(customer.id, 2)) !== "APPROVED") {
           return yield* new KycPreviousTierNotApproved({ message: "Tier 2 must be approved before Tier 3 is submitted" })

@@ -1,6 +1,7 @@
-import { SqlClient, type SqlError } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Layer, Option, Queue, type Schema } from "effect"
 import { forInstance, forPartner, ServiceClock } from "../clock/ServiceClock.js"
+import { catchSqlDefect } from "../db/Rows.js"
 import { EventBus } from "../events/Events.js"
 import { Ids } from "../ids/Ids.js"
 import * as JobRegistry from "./JobRegistry.js"
@@ -70,7 +71,7 @@ const idlePollMs = 1_000
  */
 export class Jobs extends Effect.Service<Jobs>()("Jobs", {
   effect: Effect.gen(function*() {
-    const repo = yield* JobsRepo.make
+    const repo = yield* JobsRepo.JobsRepo
     const sql = yield* SqlClient.SqlClient
     const clock = yield* ServiceClock
     const ids = yield* Ids
@@ -124,7 +125,7 @@ export class Jobs extends Effect.Service<Jobs>()("Jobs", {
     const runDue = yield* JobRunner.make({ repo, registry, sql, bus, clock })
 
     /** When the next registered, pending job is due, if any, on the instance's clock (its partner's offset taken off). */
-    const nextDueAt: Effect.Effect<Option.Option<Date>, SqlError.SqlError> = Effect.gen(function*() {
+    const nextDueAt: Effect.Effect<Option.Option<Date>> = Effect.gen(function*() {
       const kinds = yield* registry.kinds
       if (kinds.length === 0) return Option.none<Date>()
       return yield* repo.earliestDue(kinds, yield* clock.partnersAhead)
@@ -174,7 +175,8 @@ export class Jobs extends Effect.Service<Jobs>()("Jobs", {
       duePage,
       pendingRunAt
     } as const
-  })
+  }),
+  dependencies: [JobsRepo.JobsRepo.Default]
 }) {}
 
 export const layer = Jobs.Default
@@ -188,7 +190,8 @@ const daemon = Effect.gen(function*() {
   const jobs = yield* Jobs
   const clock = yield* ServiceClock
   const wait = Effect.gen(function*() {
-    const next = yield* jobs.nextDueAt.pipe(Effect.orElseSucceed(() => Option.none<Date>()))
+    // A database error (a defect of the repository) only leaves the next due time unknown: the poll covers it.
+    const next = yield* jobs.nextDueAt.pipe(catchSqlDefect(() => Effect.succeed(Option.none<Date>())))
     const sleepers: Array<Effect.Effect<void>> = [jobs.awaitScheduled, Effect.sleep(Duration.millis(idlePollMs))]
     if (Option.isSome(next)) sleepers.push(clock.sleepUntil(next.value))
     yield* Effect.raceAll(sleepers)

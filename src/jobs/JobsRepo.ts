@@ -1,7 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { earliestDueSql } from "../clock/ServiceClock.js"
-import { orDieOnRow } from "../db/Rows.js"
+import { repository } from "../db/Rows.js"
 
 export const JobStatus = Schema.Literal("PENDING", "DONE", "FAILED")
 export type JobStatus = typeof JobStatus.Type
@@ -137,8 +137,8 @@ export const make = Effect.gen(function*() {
   /** The earliest unlocked due job: by the instance's clock, then (`partnersAhead`) by advanced partners' own. */
   const claim = (query: ClaimQuery, partnersAhead: Effect.Effect<boolean>) =>
     Effect.gen(function*() {
-      const plain = yield* orDieOnRow(claimDue(query))
-      return Option.isSome(plain) || !(yield* partnersAhead) ? plain : yield* orDieOnRow(claimDueAhead(query))
+      const plain = yield* claimDue(query)
+      return Option.isSome(plain) || !(yield* partnersAhead) ? plain : yield* claimDueAhead(query)
     })
 
   const markDone = (id: string, now: Date) =>
@@ -152,17 +152,18 @@ export const make = Effect.gen(function*() {
              status = ${failed ? "FAILED" : "PENDING"}, run_at = ${runAt}, updated_at = ${now}
       WHERE id = ${job.id} AND status = 'PENDING' AND attempts = ${job.attempts}`
 
-  return {
-    insert: (job: Parameters<typeof insertJob>[0]) => orDieOnRow(insertJob(job)),
+  return repository({
+    insert: (job: Parameters<typeof insertJob>[0]) => insertJob(job),
     claim,
     earliestDue: (kinds: ReadonlyArray<string>, partnersAhead: boolean) =>
-      Effect.map(orDieOnRow(earliestDue({ kinds, partnersAhead })), (row) => Option.fromNullable(row.runAt)),
-    find: (id: string) => orDieOnRow(findJob(id)),
-    findDue: (query: Parameters<typeof findDue>[0]) => orDieOnRow(findDue(query)),
-    findRunAt: (query: Parameters<typeof findRunAt>[0]) => orDieOnRow(findRunAt(query)),
+      Effect.map(earliestDue({ kinds, partnersAhead }), (row) => Option.fromNullable(row.runAt)),
+    find: (id: string) => findJob(id),
+    findDue: (query: Parameters<typeof findDue>[0]) => findDue(query),
+    findRunAt: (query: Parameters<typeof findRunAt>[0]) => findRunAt(query),
     markDone,
     recordFailure
-  } as const
+  } as const)
 })
 
-export type JobsRepo = Effect.Effect.Success<typeof make>
+/** The repository as a service, built once per application; `make` builds a private one (tests, one-off commands). */
+export class JobsRepo extends Effect.Service<JobsRepo>()("JobsRepo", { effect: make }) {}

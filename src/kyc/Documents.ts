@@ -45,7 +45,7 @@ const toStored = (row: KycRepo.DocumentRow): StoredDocument => ({
 /** A customer's KYC document uploads, stored in the database (`kyc_documents`). */
 export class Documents extends Effect.Service<Documents>()("KycDocuments", {
   effect: Effect.gen(function*() {
-    const repo = yield* KycRepo.make
+    const repo = yield* KycRepo.KycRepo
     const customers = yield* Customers
     const clock = yield* ServiceClock
     const ids = yield* Ids
@@ -71,7 +71,7 @@ export class Documents extends Effect.Service<Documents>()("KycDocuments", {
           sizeBytes: input.bytes.length,
           sha256: Crypto.createHash("sha256").update(input.bytes).digest("hex"),
           createdAt: yield* clock.now
-        }, input.bytes).pipe(Effect.orDie)
+        }, input.bytes)
         return toStored(row)
       }
     )
@@ -81,7 +81,7 @@ export class Documents extends Effect.Service<Documents>()("KycDocuments", {
       const customer = yield* customers.getOwned(partnerId, customerId)
       const missing = new NotFound({ message: "No such document for this customer" })
       if (!isUuid(documentId)) return yield* missing
-      const found = yield* repo.documentContent(customer.id, documentId.toLowerCase()).pipe(Effect.orDie)
+      const found = yield* repo.documentContent(customer.id, documentId.toLowerCase())
       if (Option.isNone(found)) return yield* missing
       const { content, ...row } = found.value
       if (content.length !== row.sizeBytes) {
@@ -94,15 +94,14 @@ export class Documents extends Effect.Service<Documents>()("KycDocuments", {
     const find = Effect.fn("KycDocuments.find")((customerId: string, documentId: string) =>
       isUuid(documentId)
         ? repo.findDocument(customerId, documentId.toLowerCase()).pipe(
-          Effect.map((row) => Option.getOrUndefined(Option.map(row, toStored))),
-          Effect.orDie
+          Effect.map((row) => Option.getOrUndefined(Option.map(row, toStored)))
         )
         : Effect.succeed(undefined)
     )
 
     return { upload, read, find } as const
   }),
-  dependencies: [Customers.Default]
+  dependencies: [KycRepo.KycRepo.Default, Customers.Default]
 }) {}
 
 export const layer = Documents.Default

@@ -23,7 +23,7 @@ type Level = KycSteps.Level
  */
 export class Kyc extends Effect.Service<Kyc>()("Kyc", {
   effect: Effect.gen(function*() {
-    const repo = yield* KycRepo.make
+    const repo = yield* KycRepo.KycRepo
     const sql = yield* SqlClient.SqlClient
     const outbox = yield* Outbox
     const clock = yield* ServiceClock
@@ -36,13 +36,13 @@ export class Kyc extends Effect.Service<Kyc>()("Kyc", {
     /** The customer's KYC records, every tier. */
     const records = Effect.fn("Kyc.records")(function*(partnerId: string, customerId: string) {
       const customer = yield* customers.getOwned(partnerId, customerId)
-      return (yield* repo.listRecords(customer.id).pipe(Effect.orDie)).map(toRecord)
+      return (yield* repo.listRecords(customer.id)).map(toRecord)
     })
 
     /** The customer's open re-verification request, or null. */
     const reverification = Effect.fn("Kyc.reverification")(function*(partnerId: string, customerId: string) {
       const customer = yield* customers.getOwned(partnerId, customerId)
-      const open = Option.getOrUndefined(yield* repo.findOpenReverification(customer.id, false).pipe(Effect.orDie))
+      const open = Option.getOrUndefined(yield* repo.findOpenReverification(customer.id, false))
       return open === undefined ? null : toReverification(open)
     })
 
@@ -60,8 +60,7 @@ export class Kyc extends Effect.Service<Kyc>()("Kyc", {
     /** The status of the customer's newest submission of a tier (NOT_STARTED when none): for other modules' gates. */
     const tierStatus = Effect.fn("Kyc.tierStatus")((customerId: string, level: Level) =>
       repo.findLatestRecord(customerId, level, false).pipe(
-        Effect.map(Option.match({ onNone: (): KycStatus => "NOT_STARTED", onSome: (row) => row.status })),
-        Effect.orDie
+        Effect.map(Option.match({ onNone: (): KycStatus => "NOT_STARTED", onSome: (row) => row.status }))
       )
     )
 
@@ -71,8 +70,7 @@ export class Kyc extends Effect.Service<Kyc>()("Kyc", {
      */
     const awaitingDecision = Effect.fn("Kyc.awaitingDecision")((query: CreatedPageQuery) =>
       repo.awaitingDecision(query).pipe(
-        Effect.map((rows) => rows.map((row) => ({ record: toRecord(row), reviewReason: row.reviewReason }))),
-        Effect.orDie
+        Effect.map((rows) => rows.map((row) => ({ record: toRecord(row), reviewReason: row.reviewReason })))
       )
     )
 
@@ -119,7 +117,7 @@ export class Kyc extends Effect.Service<Kyc>()("Kyc", {
       tierStatus
     } as const
   }),
-  dependencies: [Customers.Default, Documents.Default, CustomerActors.Default]
+  dependencies: [KycRepo.KycRepo.Default, Customers.Default, Documents.Default, CustomerActors.Default]
 }) {}
 
 export const layer = Kyc.Default

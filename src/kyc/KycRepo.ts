@@ -1,7 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { DocumentContentType, DocumentType, KycItem, KycStatus, Reverification } from "./Api.js"
-import { CreatedPage, createdPage, createdPageOrder, createdPageWhere, type CreatedPageQuery, orDieOnRow } from "../db/Rows.js"
+import { CreatedPage, createdPage, createdPageOrder, createdPageWhere, type CreatedPageQuery, repository } from "../db/Rows.js"
 
 const RecordStatus = KycStatus.pipe(Schema.pickLiteral("PENDING", "REVIEW", "APPROVED", "REJECTED"))
 const DecidedBy = Schema.Literal("registry", "rail", "reviewer")
@@ -133,23 +133,23 @@ const makeRecords = Effect.gen(function*() {
   })
 
   const findLatestRecord = (customerId: string, level: number, lock: boolean) =>
-    orDieOnRow(latestRecord({ customerId, level, forUpdate: lock }))
-  const findPartnerRecord = (partnerId: string, id: string) => orDieOnRow(partnerRecord({ partnerId, id }))
-  const findLockedRecord = (id: string) => orDieOnRow(lockRecord(id))
+    latestRecord({ customerId, level, forUpdate: lock })
+  const findPartnerRecord = (partnerId: string, id: string) => partnerRecord({ partnerId, id })
+  const findLockedRecord = (id: string) => lockRecord(id)
 
   return {
-    insertRecord: (row: NewKycRecordRow) => orDieOnRow(insertRecord(row)),
+    insertRecord: (row: NewKycRecordRow) => insertRecord(row),
     /** Every submission of the customer, newest first. */
-    listRecords: (customerId: string) => orDieOnRow(listRecords(customerId)),
+    listRecords: (customerId: string) => listRecords(customerId),
     /** The newest submission of a tier, locked when `forUpdate`. */
     findLatestRecord,
     /** A partner's record by id (not locked): where a rail's verdict finds its customer. */
     findPartnerRecord,
     findLockedRecord,
     /** The partner's tiers awaiting a decision: each the newest record of its tier, PENDING or REVIEW; newest first. */
-    awaitingDecision: (query: CreatedPageQuery) => orDieOnRow(awaitingDecision(createdPage(query))),
+    awaitingDecision: (query: CreatedPageQuery) => awaitingDecision(createdPage(query)),
     decideRecord: (decision: typeof decideRecord extends (request: infer I) => unknown ? I : never) =>
-      orDieOnRow(decideRecord(decision))
+      decideRecord(decision)
   }
 })
 
@@ -181,9 +181,9 @@ const makeDocuments = Effect.gen(function*() {
   })
 
   return {
-    insertDocument: (row: DocumentRow, content: Uint8Array) => orDieOnRow(insertDocument({ ...row, content })),
-    findDocument: (customerId: string, id: string) => orDieOnRow(findDocument({ customerId, id })),
-    documentContent: (customerId: string, id: string) => orDieOnRow(documentContent({ customerId, id }))
+    insertDocument: (row: DocumentRow, content: Uint8Array) => insertDocument({ ...row, content }),
+    findDocument: (customerId: string, id: string) => findDocument({ customerId, id }),
+    documentContent: (customerId: string, id: string) => documentContent({ customerId, id })
   }
 })
 
@@ -213,14 +213,14 @@ const makeReverifications = Effect.gen(function*() {
   })
 
   const findOpenReverification = (customerId: string, lock: boolean) =>
-    orDieOnRow(openReverification({ customerId, forUpdate: lock }))
+    openReverification({ customerId, forUpdate: lock })
 
   return {
     /** The customer's open re-verification request, locked when `forUpdate`. */
     findOpenReverification,
     supersedeReverification: (customerId: string, at: Date) =>
       sql`UPDATE kyc_reverifications SET status = 'SUPERSEDED', closed_at = ${at} WHERE customer_id = ${customerId} AND status = 'OPEN'`,
-    insertReverification: (row: typeof NewReverificationRow.Type) => orDieOnRow(insertReverification(row)),
+    insertReverification: (row: typeof NewReverificationRow.Type) => insertReverification(row),
     updateOutstanding: (id: string, outstanding: ReadonlyArray<KycItem>, at: Date) =>
       sql`
         UPDATE kyc_reverifications SET outstanding = ${JSON.stringify(outstanding)}::jsonb,
@@ -235,7 +235,8 @@ export const make = Effect.gen(function*() {
   const records = yield* makeRecords
   const documents = yield* makeDocuments
   const reverifications = yield* makeReverifications
-  return { ...records, ...documents, ...reverifications }
+  return repository({ ...records, ...documents, ...reverifications })
 })
 
-export type KycRepo = Effect.Effect.Success<typeof make>
+/** The repository as a service, built once per application; `make` builds a private one (tests, one-off commands). */
+export class KycRepo extends Effect.Service<KycRepo>()("KycRepo", { effect: make }) {}

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
-import type { CustomerRow } from "../customers/CustomersRepo.js"
+import type { Customer } from "../customers/Customer.js"
 import { Outbox } from "../events/Events.js"
 import { Ids } from "../ids/Ids.js"
 import type { KycItem } from "./Api.js"
@@ -27,7 +27,7 @@ export const make = (repo: KycRepo.KycRepo, steps: Steps) =>
     /** A new re-verification request (it replaces an open one) and its event. */
     const openReverification = (
       partnerId: string,
-      customer: CustomerRow,
+      customer: Customer,
       items: ReadonlyArray<KycItem>,
       message: string
     ) =>

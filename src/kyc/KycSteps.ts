@@ -2,7 +2,7 @@ import { SqlClient, SqlError } from "@effect/sql"
 import { Duration, Effect, Either, Option } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { Customers } from "../customers/Customers.js"
-import type { CustomerRow } from "../customers/CustomersRepo.js"
+import type { Customer } from "../customers/Customer.js"
 import { Outbox } from "../events/Events.js"
 import { CustomerActors } from "../ledger/CustomerActors.js"
 import { Identity, lookupTimeoutMs, type PersonName, RegistryUnavailable } from "../rails/Identity.js"
@@ -44,7 +44,7 @@ export const make = (repo: KycRepo.KycRepo) =>
     const command = <A, E>(
       partnerId: string,
       customerId: string,
-      effect: (customer: CustomerRow) => Effect.Effect<A, E, SqlClient.SqlClient>
+      effect: (customer: Customer) => Effect.Effect<A, E, SqlClient.SqlClient>
     ) =>
       actors.run(partnerId, customerId, (customer) =>
         effect(customer).pipe(
@@ -92,7 +92,7 @@ export const make = (repo: KycRepo.KycRepo) =>
         const open = found.value
         const remaining = remainingAfter(open.outstanding, level)
         if (remaining.length !== open.outstanding.length) yield* repo.updateOutstanding(open.id, remaining, yield* clock.now)
-      }).pipe(Effect.orDie)
+      })
 
     const statusEvent = (row: KycRepo.KycRecordRow, reason: string | null) =>
       outbox.record({

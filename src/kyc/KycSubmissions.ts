@@ -62,7 +62,7 @@ export const make = (repo: KycRepo.KycRepo, steps: Steps) =>
     const submitTier1 = Effect.fn("Kyc.submitTier1")(
       function*(partnerId: string, customerId: string, input: { readonly bvn: string; readonly nin: string }) {
         const customer = yield* customers.getOwned(partnerId, customerId)
-        yield* checkEligible(customer.id, 1).pipe(Effect.catchTag("SqlError", Effect.die))
+        yield* checkEligible(customer.id, 1)
         const profile = { firstName: customer.firstName, lastName: customer.lastName, middleName: customer.middleName }
         const verdict = tier1Verdict(profile, yield* steps.lookupRegistries(input, profile))
         return yield* recordTier1(partnerId, customer.id, input, verdict)
@@ -122,7 +122,7 @@ export const make = (repo: KycRepo.KycRepo, steps: Steps) =>
     /** Tier 2: the ID document and the selfie (uploads of this customer), sent to the identity rail's check. */
     const submitTier2 = Effect.fn("Kyc.submitTier2")(function*(partnerId: string, customerId: string, input: Tier2Body) {
       const customer = yield* customers.getOwned(partnerId, customerId)
-      yield* checkEligible(customer.id, 2).pipe(Effect.catchTag("SqlError", Effect.die))
+      yield* checkEligible(customer.id, 2)
       const front = yield* steps.documentOf(customer.id, input.idDocument.frontUrl, "idDocument.frontUrl", false)
       const back = input.idDocument.backUrl === undefined
         ? null
@@ -140,7 +140,7 @@ export const make = (repo: KycRepo.KycRepo, steps: Steps) =>
       function*(partnerId: string, checkId: string, verdict: DocumentCheckVerdict) {
         const notFound = new NotFound({ message: "No document check with this id" })
         if (!isUuid(checkId)) return yield* notFound
-        const record = yield* repo.findPartnerRecord(partnerId, checkId.toLowerCase()).pipe(Effect.orDie)
+        const record = yield* repo.findPartnerRecord(partnerId, checkId.toLowerCase())
         if (Option.isNone(record) || record.value.level !== 2) return yield* notFound
         const found = record.value
         yield* command(partnerId, found.customerId, () =>

@@ -36,7 +36,7 @@ export interface Tier3Records {
 }
 
 export const make = (repo: KycRepo.KycRepo, outbox: Outbox, clock: Context.Tag.Service<ServiceClock>): Tier3Records => {
-  const latestTier3 = (customerId: string) => Effect.map(repo.findLatestRecord(customerId, 3, false), Option.getOrUndefined).pipe(Effect.orDie)
+  const latestTier3 = (customerId: string) => Effect.map(repo.findLatestRecord(customerId, 3, false), Option.getOrUndefined)
 
   const insertTier3: Tier3Records["insertTier3"] = (input) =>
     Effect.gen(function*() {
@@ -56,7 +56,7 @@ export const make = (repo: KycRepo.KycRepo, outbox: Outbox, clock: Context.Tag.S
         updatedAt: now
       })
       return toRecord(row)
-    }).pipe(Effect.orDie)
+    })
 
   const syncTier3: Tier3Records["syncTier3"] = (customerId, status, reason) =>
     Effect.gen(function*() {
@@ -85,12 +85,10 @@ export const make = (repo: KycRepo.KycRepo, outbox: Outbox, clock: Context.Tag.S
           ...(rejectionReason === null ? {} : { reason: rejectionReason })
         }
       })
-    }).pipe(Effect.orDie)
+    })
 
   const outstandingItems = (customerId: string) =>
-    Effect.map(repo.findOpenReverification(customerId, false), Option.match({ onNone: () => [], onSome: (row) => row.outstanding })).pipe(
-      Effect.orDie
-    )
+    Effect.map(repo.findOpenReverification(customerId, false), Option.match({ onNone: () => [], onSome: (row) => row.outstanding }))
 
   const satisfyItems = (customerId: string, items: ReadonlyArray<KycItem>) =>
     Effect.gen(function*() {
@@ -98,7 +96,7 @@ export const make = (repo: KycRepo.KycRepo, outbox: Outbox, clock: Context.Tag.S
       if (found === undefined) return
       const remaining = found.outstanding.filter((item) => !items.includes(item))
       if (remaining.length !== found.outstanding.length) yield* repo.updateOutstanding(found.id, remaining, yield* clock.now)
-    }).pipe(Effect.orDie)
+    })
 
   return { latestTier3, insertTier3, syncTier3, outstandingItems, satisfyItems }
 }

@@ -2,7 +2,7 @@ import { SqlClient, SqlError } from "@effect/sql"
 import { Cause, Chunk, Context, Deferred, Duration, Effect, Exit, Option, Queue, RcMap, Ref } from "effect"
 import { AppConfig } from "../config/AppConfig.js"
 import * as CustomersRepo from "../customers/CustomersRepo.js"
-import type { CustomerRow } from "../customers/CustomersRepo.js"
+import type { Customer } from "../customers/Customer.js"
 import { forPartner } from "../clock/ServiceClock.js"
 import { EventBus, isInTransaction, transaction } from "../events/Events.js"
 import { CustomerForbidden } from "../api/ApiError.js"
@@ -41,7 +41,7 @@ import { CustomerBusy } from "./Errors.js"
  * the command joins that transaction as a savepoint after the same lock, so a command that fails rolls back only
  * its own writes.
  */
-export type Command<A, E> = (customer: CustomerRow) => Effect.Effect<A, E>
+export type Command<A, E> = (customer: Customer) => Effect.Effect<A, E>
 
 export type RunError = CustomerForbidden | CustomerBusy
 
@@ -81,7 +81,7 @@ export class CustomerActors extends Effect.Service<CustomerActors>()("CustomerAc
     const sql = yield* SqlClient.SqlClient
     const bus = yield* EventBus
     const config = yield* AppConfig
-    const customers = yield* CustomersRepo.make
+    const customers = yield* CustomersRepo.CustomersRepo
     const stats = yield* Ref.make<ActorStats>({ batches: 0, commands: 0, largestBatch: 0 })
 
     /** All a batch's fiber has in its context. */
@@ -132,7 +132,7 @@ export class CustomerActors extends Effect.Service<CustomerActors>()("CustomerAc
     const batchBody = (customerId: string, jobs: ReadonlyArray<Job>) =>
       Effect.gen(function*() {
         const outcomes: Array<Exit.Exit<unknown, unknown>> = []
-        let row: CustomerRow | undefined = undefined
+        let row: Customer | undefined = undefined
         let stale = false
         for (const job of jobs) {
           if (!isUuid(customerId) || !isUuid(job.partnerId)) {
@@ -152,12 +152,12 @@ export class CustomerActors extends Effect.Service<CustomerActors>()("CustomerAc
             continue
           } else if (stale) {
             // An earlier command of this batch committed its savepoint and may have changed the row.
-            const fresh: Option.Option<CustomerRow> = yield* customers.findOwned(partnerId, customerId)
+            const fresh: Option.Option<Customer> = yield* customers.findOwned(partnerId, customerId)
             if (Option.isNone(fresh)) return yield* Effect.dieMessage(`customer ${customerId} vanished while locked`)
             row = fresh.value
           }
           stale = false
-          const current: CustomerRow = row
+          const current: Customer = row
           const writesBefore = CustomersRepo.rowWritesSoFar()
           // Suspended: a command that throws while building its effect is that command's defect only.
           // SQL failures of a command are defects, as when it runs alone; its savepoint is rolled back either way.
@@ -257,7 +257,8 @@ export class CustomerActors extends Effect.Service<CustomerActors>()("CustomerAc
     const statsNow: Effect.Effect<ActorStats> = Ref.get(stats)
 
     return { run, size, stats: statsNow } as const
-  })
+  }),
+  dependencies: [CustomersRepo.CustomersRepo.Default]
 }) {}
 
 export const layer = CustomerActors.Default

@@ -3,7 +3,7 @@ import { Effect, PubSub, Stream } from "effect"
 import { Api } from "../Api.js"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { Customers } from "../customers/Customers.js"
-import type { CustomerRow } from "../customers/CustomersRepo.js"
+import type { Customer } from "../customers/Customer.js"
 import { EventBus } from "../events/Events.js"
 import { CurrentPartner } from "../api/Auth.js"
 import * as ServerSentEvents from "../http/ServerSentEvents.js"
@@ -18,7 +18,7 @@ export const LedgerHttp = HttpApiBuilder.group(Api, "ledger", (handlers) =>
     const clock = yield* ServiceClock
     const owned = (customerId: string) => Effect.flatMap(CurrentPartner, (partner) => customers.getOwned(partner.id, customerId))
 
-    const balanceStream = (customer: CustomerRow) =>
+    const balanceStream = (customer: Customer) =>
       Stream.unwrapScoped(Effect.gen(function*() {
         // Subscribe before the first snapshot so that no change between the two is missed.
         const subscription = yield* PubSub.subscribe(bus)

@@ -1,6 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import type { CustomerRow } from "../customers/CustomersRepo.js"
+import type { Customer } from "../customers/Customer.js"
 import { CustomerForbidden, type InvalidCursor } from "../api/ApiError.js"
 import type { Page } from "../api/Envelope.js"
 import { Cursors, paginate, type PageRequest } from "../api/Pagination.js"
@@ -29,7 +29,7 @@ const makeBalances = (sql: SqlClient.SqlClient) =>
     const cursors = yield* Cursors
 
     /** The customer's available balances: the fiat currency first (0 before any money), then every other one. */
-    const balances = Effect.fn("LedgerReads.balances")((customer: CustomerRow): Effect.Effect<ReadonlyArray<BalanceEntry>> =>
+    const balances = Effect.fn("LedgerReads.balances")((customer: Customer): Effect.Effect<ReadonlyArray<BalanceEntry>> =>
       Effect.map(ledger.balances(customer.id), (rows) => {
         const fiat = customer.currency
         const others = rows.filter((row) => row.currency !== fiat)
@@ -166,7 +166,7 @@ const makeHistory = (sql: SqlClient.SqlClient) =>
 
     /** The customer's entries on available accounts, newest first, optionally of one currency. */
     const entries = Effect.fn("LedgerReads.entries")((
-      customer: CustomerRow,
+      customer: Customer,
       page: PageRequest & { readonly currency?: string | undefined }
     ): Effect.Effect<Page<LedgerEntryView>, InvalidCursor> => {
       const currency = page.currency !== undefined && isAsset(page.currency) ? page.currency : undefined

@@ -35,7 +35,7 @@ const kybEvent = (status: KybStatus) =>
  */
 export class Partners extends Effect.Service<Partners>()("Partners", {
   effect: Effect.gen(function*() {
-    const repo = yield* PartnersRepo.make
+    const repo = yield* PartnersRepo.PartnersRepo
     const sql = yield* SqlClient.SqlClient
     const clock = yield* ServiceClock
     const ids = yield* Ids
@@ -111,7 +111,7 @@ export class Partners extends Effect.Service<Partners>()("Partners", {
       if (apiKey.length === 0) return yield* unauthorized("Missing API key: send it in the x-api-key header")
       if (apiKey.length > 256) return yield* unauthorized("Unknown API key")
       const hash = sha256(apiKey)
-      const found = yield* byKey.get(hash.toString("hex"), (partner) => partner.id, repo.findByKeyHash(hash).pipe(Effect.orDie))
+      const found = yield* byKey.get(hash.toString("hex"), (partner) => partner.id, repo.findByKeyHash(hash))
       if (Option.isNone(found) || !constantTimeEqual(Buffer.from(found.value.keyHash), hash)) {
         return yield* unauthorized("Unknown API key")
       }
@@ -158,7 +158,6 @@ export class Partners extends Effect.Service<Partners>()("Partners", {
     /** The partner's business name, as a payer sees it (a charge's account name, the EFT page). */
     const name = Effect.fn("Partners.name")((partnerId: string) =>
       repo.find(partnerId).pipe(
-        Effect.orDie,
         Effect.flatMap(Option.match({
           onNone: () => Effect.dieMessage(`partners: no partner ${partnerId}`),
           onSome: (partner) => Effect.succeed(partner.name)
@@ -170,7 +169,7 @@ export class Partners extends Effect.Service<Partners>()("Partners", {
      * the caller's transaction.
      */
     const createWithoutKey = Effect.fn("Partners.createWithoutKey")((name: string) =>
-      insertRow({ name, kybStatus: "PENDING", isDemo: false }).pipe(Effect.orDie))
+      insertRow({ name, kybStatus: "PENDING", isDemo: false }))
 
     /** A new key for the partner (shown once), every earlier key revoked at once (rotation; also the first key). */
     const rotateKey = Effect.fn("Partners.rotateKey")((partnerId: string) =>
@@ -187,13 +186,13 @@ export class Partners extends Effect.Service<Partners>()("Partners", {
       })))
 
     /** The partner's keys, newest first, without secrets. */
-    const listKeys = Effect.fn("Partners.listKeys")((partnerId: string) => repo.listKeys(partnerId).pipe(Effect.orDie))
+    const listKeys = Effect.fn("Partners.listKeys")((partnerId: string) => repo.listKeys(partnerId))
 
-    const find = Effect.fn("Partners.find")((partnerId: string) => repo.find(partnerId).pipe(Effect.orDie))
+    const find = Effect.fn("Partners.find")((partnerId: string) => repo.find(partnerId))
 
     return { create, authenticate, requireApproved, setKyb, name, ensureDemo, createWithoutKey, rotateKey, listKeys, find } as const
   }),
-  dependencies: [Keys.Default, Caches.Default, Outbox.Default]
+  dependencies: [PartnersRepo.PartnersRepo.Default, Keys.Default, Caches.Default, Outbox.Default]
 }) {}
 
 export const layer = Partners.Default

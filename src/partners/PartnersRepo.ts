@@ -1,6 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { orDieOnRow } from "../db/Rows.js"
+import { repository } from "../db/Rows.js"
 
 /** A row of `partners`; its type is the `Partner` the auth middleware provides. */
 export const PartnerRow = Schema.Struct({
@@ -89,9 +89,9 @@ export const make = Effect.gen(function*() {
         -- Newest first; the active key leads even when it was made in the same instant as the keys it revoked.
         ORDER BY (revoked_at IS NULL) DESC, created_at DESC, revoked_at DESC NULLS FIRST, id DESC`
   })
-  return {
+  return repository({
     /** Every key of the partner, the active one first, then newest first; revoked ones included. */
-    listKeys: (partnerId: string) => orDieOnRow(listKeys(partnerId)),
+    listKeys: (partnerId: string) => listKeys(partnerId),
     /** Revokes every active key of the partner (a rotation's first step). */
     revokeKeys: (partnerId: string, at: Date) =>
       sql`UPDATE api_keys SET revoked_at = ${at} WHERE partner_id = ${partnerId} AND revoked_at IS NULL`,
@@ -100,14 +100,15 @@ export const make = Effect.gen(function*() {
       sql`
         UPDATE api_keys SET last_used_at = ${at}
         WHERE id = ${keyId} AND (last_used_at IS NULL OR last_used_at < ${new Date(at.getTime() - 60_000)})`,
-    insert: (partner: PartnerRow) => orDieOnRow(insert(partner)),
-    insertKey: (key: ApiKeyRow) => orDieOnRow(insertKey(key)),
-    findByKeyHash: (keyHash: Uint8Array) => orDieOnRow(findByKeyHash(keyHash)),
-    find: (id: string) => orDieOnRow(find(id)),
-    findDemo: orDieOnRow(findDemo(undefined)),
+    insert: (partner: PartnerRow) => insert(partner),
+    insertKey: (key: ApiKeyRow) => insertKey(key),
+    findByKeyHash: (keyHash: Uint8Array) => findByKeyHash(keyHash),
+    find: (id: string) => find(id),
+    findDemo: findDemo(undefined),
     updateKyb: (id: string, status: PartnerRow["kybStatus"], reason: string | null, at: Date) =>
-      orDieOnRow(updateKyb({ id, status, reason, at }))
-  }
+      updateKyb({ id, status, reason, at })
+  })
 })
 
-export type PartnersRepo = Effect.Effect.Success<typeof make>
+/** The repository as a service, built once per application; `make` builds a private one (tests, one-off commands). */
+export class PartnersRepo extends Effect.Service<PartnersRepo>()("PartnersRepo", { effect: make }) {}

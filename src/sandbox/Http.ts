@@ -76,7 +76,7 @@ export const SandboxHttp = HttpApiBuilder.group(Api, "sandbox", (handlers) =>
               type: urlParams.type,
               afterSeq: lastSeq.toString(),
               limit: replayMax
-            }).pipe(Effect.orDie)
+            })
             const fresh = (event: StoredEvent) => {
               const seq = BigInt(event.seq)
               if (lastSeq !== undefined && seq <= lastSeq) return false
@@ -106,7 +106,7 @@ export const SandboxHttp = HttpApiBuilder.group(Api, "sandbox", (handlers) =>
                 type: urlParams.type,
                 beforeSeq,
                 limit
-              }).pipe(Effect.orDie),
+              }),
             (event) => event.seq
           )
           return {

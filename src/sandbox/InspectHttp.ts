@@ -76,7 +76,7 @@ export const SandboxInspectHttp = HttpApiBuilder.group(Api, "sandboxInspect", (h
               Effect.gen(function*() {
                 const after = yield* parseKey(afterKey)
                 const query = { partnerId: partner.id, until, after, limit }
-                const due = yield* jobs.duePage(query).pipe(Effect.orDie)
+                const due = yield* jobs.duePage(query)
                 const deliveries = yield* webhooks.due(query)
                 const items: Array<DueItem> = [
                   ...due.map(({ description, job, resourceId }): DueItem => ({
@@ -108,7 +108,7 @@ export const SandboxInspectHttp = HttpApiBuilder.group(Api, "sandboxInspect", (h
         Effect.gen(function*() {
           const partner = yield* CurrentPartner
           if (!isUuid(path.eventId)) return yield* EventNotFound.standard()
-          const found = yield* outbox.find(partner.id, path.eventId.toLowerCase()).pipe(Effect.orDie)
+          const found = yield* outbox.find(partner.id, path.eventId.toLowerCase())
           if (Option.isNone(found)) return yield* EventNotFound.standard()
           const event = found.value
           const eventId = event.envelope.id
@@ -126,7 +126,7 @@ export const SandboxInspectHttp = HttpApiBuilder.group(Api, "sandboxInspect", (h
             dataMatches: dataMatchesOf(resource.type, resource.id),
             excludeId: eventId,
             limit: relatedMax
-          }).pipe(Effect.orDie)
+          })
           return {
             event: eventView(event),
             resource: resource === undefined ? null : { type: resource.type, id: resource.id },

@@ -1,7 +1,7 @@
 import { Effect, Option } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { AppConfig } from "../config/AppConfig.js"
-import type { CustomerRow } from "../customers/CustomersRepo.js"
+import type { Customer } from "../customers/Customer.js"
 import type { CreatedPageQuery } from "../db/Rows.js"
 import { Outbox } from "../events/Events.js"
 import { Deposits, omnibusAccount } from "../funding/Deposits.js"
@@ -86,7 +86,7 @@ interface Plan {
  */
 export class Sends extends Effect.Service<Sends>()("Sends", {
   effect: Effect.gen(function*() {
-    const repo = yield* SendsRepo.make
+    const repo = yield* SendsRepo.SendsRepo
     const config = yield* AppConfig
     const clock = yield* ServiceClock
     const outbox = yield* Outbox
@@ -134,7 +134,7 @@ export class Sends extends Effect.Service<Sends>()("Sends", {
     const networksOf = (): ReadonlyArray<SendNetwork> => networkViews
 
     /** What a send of `body` would cost and deliver, and whether the customer's balance covers it. */
-    const quote = Effect.fn("Sends.quote")(function*(customer: CustomerRow, body: SendQuoteBody) {
+    const quote = Effect.fn("Sends.quote")(function*(customer: Customer, body: SendQuoteBody) {
       const planned = yield* plan(body)
       const balance = yield* available(customer.id, planned.asset)
       const meetsMin = planned.amount >= planned.minimum
@@ -160,7 +160,7 @@ export class Sends extends Effect.Service<Sends>()("Sends", {
         details: { minimumAmount: toNumber("USDT", planned.minimum), asset: planned.asset, network: planned.network.network }
       })
 
-    const create = (customer: CustomerRow, reference: string, planned: Plan, toAddress: string) => (id: string) =>
+    const create = (customer: Customer, reference: string, planned: Plan, toAddress: string) => (id: string) =>
       Effect.gen(function*() {
         const now = yield* clock.now
         const draft = {
@@ -218,7 +218,7 @@ export class Sends extends Effect.Service<Sends>()("Sends", {
       }))
 
     /** A new send (not a repeated reference): checked, then created. */
-    const checkedCreate = (customer: CustomerRow, reference: string, body: SendBody) => (id: string) =>
+    const checkedCreate = (customer: Customer, reference: string, body: SendBody) => (id: string) =>
       Effect.gen(function*() {
         // Checked only for a new send: a repeated reference answers the original whatever it carries.
         const planned = yield* plan(body)
@@ -252,7 +252,7 @@ export class Sends extends Effect.Service<Sends>()("Sends", {
             checkedCreate(customer, reference, body),
             load(customer.id)
           )
-        }).pipe(Effect.catchTag("SqlError", Effect.die)))
+        }))
     )
 
     /** Applies the chain's outcome to a send whose customer row is locked. */
@@ -302,29 +302,29 @@ export class Sends extends Effect.Service<Sends>()("Sends", {
           const row = yield* repo.lock(id)
           if (Option.isNone(row)) return yield* Effect.dieMessage(`sends: send ${id} vanished`)
           return yield* apply(row.value, outcome)
-        }).pipe(Effect.catchTag("SqlError", Effect.die))).pipe(
+        })).pipe(
           Effect.catchTag("CustomerForbidden", () => Effect.dieMessage("sends: a send's customer vanished"))
         )
 
     /** The chain's outcome of one of the partner's sends, by our send id: the one entry point for it. */
     const settle = Effect.fn("Sends.settle")(function*(partnerId: string, sendId: string, outcome: SendOutcome) {
       if (!isUuid(sendId) || !isUuid(partnerId)) return yield* SendNotFound.standard()
-      const found = yield* repo.forPartner(partnerId, sendId.toLowerCase()).pipe(Effect.orDie)
+      const found = yield* repo.forPartner(partnerId, sendId.toLowerCase())
       if (Option.isNone(found)) return yield* SendNotFound.standard()
       return yield* settleLocked(partnerId, found.value.customerId, found.value.id, outcome)
     })
 
     /** The same, for a sandbox control that names the send by its (owned) customer and reference. */
     const settleByReference = Effect.fn("Sends.settleByReference")(
-      function*(customer: CustomerRow, reference: string, outcome: SendOutcome) {
-        const found = yield* repo.byReference(customer.id, reference).pipe(Effect.orDie)
+      function*(customer: Customer, reference: string, outcome: SendOutcome) {
+        const found = yield* repo.byReference(customer.id, reference)
         if (Option.isNone(found)) return yield* SendNotFound.standard()
         return yield* settleLocked(customer.partnerId, customer.id, found.value.id, outcome)
       }
     )
 
     const list = Effect.fn("Sends.list")(
-      (customer: CustomerRow, page: PageRequest) =>
+      (customer: Customer, page: PageRequest) =>
         paginate(
           { list: "sends", partnerId: customer.partnerId, customerId: customer.id },
           page,
@@ -332,22 +332,21 @@ export class Sends extends Effect.Service<Sends>()("Sends", {
           (row) => String(row.seq)
         ),
       Effect.map((result) => ({ items: result.items.map(toSend), nextCursor: result.nextCursor })),
-      Effect.provideService(Cursors, cursors),
-      Effect.catchTag("SqlError", Effect.die)
+      Effect.provideService(Cursors, cursors)
     )
 
-    const get = Effect.fn("Sends.get")(function*(customer: CustomerRow, reference: string) {
-      const row = yield* repo.byReference(customer.id, reference).pipe(Effect.orDie)
+    const get = Effect.fn("Sends.get")(function*(customer: Customer, reference: string) {
+      const row = yield* repo.byReference(customer.id, reference)
       if (Option.isNone(row)) return yield* SendNotFound.standard()
       return toSend(row.value)
     })
 
     /** The partner's sends still PENDING, newest first by (createdAt, id). */
-    const pending = Effect.fn("Sends.pending")((query: CreatedPageQuery) => repo.pending(query).pipe(Effect.orDie))
+    const pending = Effect.fn("Sends.pending")((query: CreatedPageQuery) => repo.pending(query))
 
     return { networks: networksOf, quote, send, list, get, settle, settleByReference, pending } as const
   }),
-  dependencies: [Outbox.Default, Ledger.Ledger.Default, Idempotency.Default, CustomerActors.Default, Cursors.Default, Deposits.Default]
+  dependencies: [SendsRepo.SendsRepo.Default, Outbox.Default, Ledger.Ledger.Default, Idempotency.Default, CustomerActors.Default, Cursors.Default, Deposits.Default]
 }) {}
 
 export const layer = Sends.Default

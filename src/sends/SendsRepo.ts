@@ -1,6 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { CreatedPage, createdPage, createdPageOrder, createdPageWhere, type CreatedPageQuery, orDieOnRow } from "../db/Rows.js"
+import { CreatedPage, createdPage, createdPageOrder, createdPageWhere, type CreatedPageQuery, repository } from "../db/Rows.js"
 import { StablecoinAsset } from "../reference/Networks.js"
 import { SendFailureCause, SendStatus } from "./Api.js"
 
@@ -92,13 +92,13 @@ export const make = Effect.gen(function*() {
         SELECT * FROM sends WHERE partner_id = ${page.partnerId} AND status = 'PENDING' ${createdPageWhere(sql, page)}
         ${createdPageOrder(sql, page)}`
   })
-  return {
-    insert: (row: NewSendRow) => orDieOnRow(insert(row)),
-    byId: (customerId: string, id: string) => orDieOnRow(byId({ customerId, id })),
-    byReference: (customerId: string, reference: string) => orDieOnRow(byReference({ customerId, reference })),
-    forPartner: (partnerId: string, id: string) => orDieOnRow(forPartner({ partnerId, id })),
+  return repository({
+    insert: (row: NewSendRow) => insert(row),
+    byId: (customerId: string, id: string) => byId({ customerId, id }),
+    byReference: (customerId: string, reference: string) => byReference({ customerId, reference }),
+    forPartner: (partnerId: string, id: string) => forPartner({ partnerId, id }),
     /** Locks the row for the rest of the transaction (the customer row is locked first, always). */
-    lock: (id: string) => orDieOnRow(lock(id)),
+    lock: (id: string) => lock(id),
     /** PENDING -> CONFIRMED | FAILED; a send that is not PENDING any more is a defect (checked under the lock). */
     settle: (input: {
       readonly id: string
@@ -107,9 +107,12 @@ export const make = Effect.gen(function*() {
       readonly failureCause: SendFailureCause | null
       readonly failureReason: string | null
       readonly at: Date
-    }) => orDieOnRow(settle(input)),
-    page: (customerId: string, beforeSeq: string | undefined, limit: number) => orDieOnRow(page({ customerId, beforeSeq, limit })),
+    }) => settle(input),
+    page: (customerId: string, beforeSeq: string | undefined, limit: number) => page({ customerId, beforeSeq, limit }),
     /** The partner's sends the chain has not answered yet, newest first by (created_at, id). */
-    pending: (query: CreatedPageQuery) => orDieOnRow(pending(createdPage(query)))
-  }
+    pending: (query: CreatedPageQuery) => pending(createdPage(query))
+  })
 })
+
+/** The repository as a service, built once per application; `make` builds a private one (tests, one-off commands). */
+export class SendsRepo extends Effect.Service<SendsRepo>()("SendsRepo", { effect: make }) {}

@@ -1,6 +1,6 @@
 import { BigDecimal, Effect, Option } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
-import type { CustomerRow } from "../customers/CustomersRepo.js"
+import type { Customer } from "../customers/Customer.js"
 import { Outbox } from "../events/Events.js"
 import { BadRequest, type CustomerForbidden } from "../api/ApiError.js"
 import { isUuid } from "../ids/Ids.js"
@@ -99,13 +99,13 @@ export const toSellExecution = (row: TradingRepo.QuoteRow): SellExecution => ({
   fiatCredited: toNumber(row.fiatCurrency, row.fiatAmount)
 })
 
-const notTheCustomersCurrency = (field: string, customer: CustomerRow, given: string) =>
+const notTheCustomersCurrency = (field: string, customer: Customer, given: string) =>
   new BadRequest({ message: `${field}: must be the customer's currency ${customer.currency} (got ${given})` })
 
 /** Quotes and executions of buys and sells (see the module comment above). */
 export class Trading extends Effect.Service<Trading>()("Trading", {
   effect: Effect.gen(function*() {
-    const repo = yield* TradingRepo.make
+    const repo = yield* TradingRepo.TradingRepo
     const clock = yield* ServiceClock
     const ids = yield* Ids
     const outbox = yield* Outbox
@@ -128,7 +128,7 @@ export class Trading extends Effect.Service<Trading>()("Trading", {
     }
 
     /** The customer's buy and sell rates; with `amount` (USDT), the all-in sell rate of that amount after the fee. */
-    const rate = Effect.fn("Trading.rate")(function*(customer: CustomerRow, amount: number | undefined) {
+    const rate = Effect.fn("Trading.rate")(function*(customer: Customer, amount: number | undefined) {
       const prices = yield* pricesFor(customer.partnerId, customer.currency)
       let sellRate = prices.sellRate
       if (amount !== undefined) {
@@ -151,7 +151,7 @@ export class Trading extends Effect.Service<Trading>()("Trading", {
       return view
     })
 
-    const store = (customer: CustomerRow, side: TradingRepo.QuoteSide, prices: ExchangePrices, priced: {
+    const store = (customer: Customer, side: TradingRepo.QuoteSide, prices: ExchangePrices, priced: {
       readonly fiat: bigint
       readonly usdt: bigint
       readonly fee: bigint
@@ -174,7 +174,7 @@ export class Trading extends Effect.Service<Trading>()("Trading", {
           createdAt: now
         })
         return toQuote(row, now)
-      }).pipe(Effect.catchTag("SqlError", Effect.die))
+      })
 
     /**
      * What a trade delivers is bounded like any amount of one request (`maxAmount`): at extreme sandbox prices it
@@ -189,7 +189,7 @@ export class Trading extends Effect.Service<Trading>()("Trading", {
     }
 
     /** The customer's command of a buy quote: fiat -> USDT at the current buy rate, priced once and stored. */
-    const priceBuyQuote = (partnerId: string, customer: CustomerRow, body: BuyQuoteBody) =>
+    const priceBuyQuote = (partnerId: string, customer: Customer, body: BuyQuoteBody) =>
       Effect.gen(function*() {
         if (body.sourceCurrency !== customer.currency) return yield* notTheCustomersCurrency("sourceCurrency", customer, body.sourceCurrency)
         const fiat = yield* parse(customer.currency, body.amount)
@@ -208,7 +208,7 @@ export class Trading extends Effect.Service<Trading>()("Trading", {
       })
 
     /** The customer's command of a sell quote: USDT (less the exchange fee) -> fiat at the current sell rate. */
-    const priceSellQuote = (partnerId: string, customer: CustomerRow, body: SellQuoteBody) =>
+    const priceSellQuote = (partnerId: string, customer: Customer, body: SellQuoteBody) =>
       Effect.gen(function*() {
         if (body.destinationCurrency !== customer.currency) {
           return yield* notTheCustomersCurrency("destinationCurrency", customer, body.destinationCurrency)
@@ -250,7 +250,7 @@ export class Trading extends Effect.Service<Trading>()("Trading", {
     )
 
     /** The quote, checked under the customer's lock: the customer's, of this side, OPEN and not expired. */
-    const executable = (customer: CustomerRow, side: TradingRepo.QuoteSide, quoteId: string) =>
+    const executable = (customer: Customer, side: TradingRepo.QuoteSide, quoteId: string) =>
       Effect.gen(function*() {
         const notFound = side === "buy" ? QuoteNotFound.buy() : QuoteNotFound.sell()
         if (!isUuid(quoteId)) return yield* notFound
@@ -289,7 +289,7 @@ export class Trading extends Effect.Service<Trading>()("Trading", {
       )
 
     /** The customer's command of a buy: the quote EXECUTED, `purchase.completed`, the journal, then the fill. */
-    const buyLocked = (partnerId: string, customer: CustomerRow, quoteId: string) =>
+    const buyLocked = (partnerId: string, customer: Customer, quoteId: string) =>
       Effect.gen(function*() {
         const { now, row } = yield* executable(customer, "buy", quoteId)
         const reference = yield* idempotency.generate
@@ -320,14 +320,14 @@ export class Trading extends Effect.Service<Trading>()("Trading", {
         })
         yield* fill(row)
         return execution
-      }).pipe(Effect.catchTag("SqlError", Effect.die))
+      })
 
     /**
      * The journal of a sell: the exchange's fee first (reason `fee`), then the sale. A refusal of either posting
      * (INSUFFICIENT_BALANCE, BALANCE_LIMIT_EXCEEDED) fails the command, and the command's transaction (or savepoint)
      * takes back everything it wrote: the quote stays OPEN.
      */
-    const postSell = (partnerId: string, customer: CustomerRow, row: TradingRepo.QuoteRow, reference: string, eventId: string) =>
+    const postSell = (partnerId: string, customer: Customer, row: TradingRepo.QuoteRow, reference: string, eventId: string) =>
       Effect.gen(function*() {
         const fiat = row.fiatCurrency
         const sold = row.usdtAmount - row.feeUsdt
@@ -355,7 +355,7 @@ export class Trading extends Effect.Service<Trading>()("Trading", {
       })
 
     /** The customer's command of a sell: the quote EXECUTED, `sale.completed`, the journal, then the fill. */
-    const sellLocked = (partnerId: string, customer: CustomerRow, quoteId: string) =>
+    const sellLocked = (partnerId: string, customer: Customer, quoteId: string) =>
       Effect.gen(function*() {
         const { now, row } = yield* executable(customer, "sell", quoteId)
         const reference = yield* idempotency.generate
@@ -370,7 +370,7 @@ export class Trading extends Effect.Service<Trading>()("Trading", {
         yield* postSell(partnerId, customer, row, reference, event.envelope.id)
         yield* fill(row)
         return execution
-      }).pipe(Effect.catchTag("SqlError", Effect.die))
+      })
 
     /** Executes the customer's buy quote exactly once, under the customer's lock, in one transaction. */
     const executeBuy = Effect.fn("Trading.executeBuy")((partnerId: string, customerId: string, quoteId: string) =>
@@ -384,7 +384,7 @@ export class Trading extends Effect.Service<Trading>()("Trading", {
 
     return { rate, quoteBuy, quoteSell, executeBuy, executeSell } as const
   }),
-  dependencies: [Outbox.Default, Ledger.Ledger.Default, Idempotency.Default, CustomerActors.Default]
+  dependencies: [TradingRepo.TradingRepo.Default, Outbox.Default, Ledger.Ledger.Default, Idempotency.Default, CustomerActors.Default]
 }) {}
 
 export const layer = Trading.Default

@@ -1,6 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { orDieOnRow } from "../db/Rows.js"
+import { repository } from "../db/Rows.js"
 import { FiatCurrency } from "../reference/Countries.js"
 
 export const QuoteSide = Schema.Literal("buy", "sell")
@@ -58,11 +58,14 @@ export const make = Effect.gen(function*() {
         UPDATE trade_quotes SET status = 'EXECUTED', reference = ${reference}, executed_at = ${at}
         WHERE id = ${id} AND status = 'OPEN' RETURNING ${sql.unsafe(columns)}`
   })
-  return {
-    insert: (row: NewQuoteRow) => orDieOnRow(insert(row)),
+  return repository({
+    insert: (row: NewQuoteRow) => insert(row),
     /** The customer's quote; called under the customer's lock, which serialises every execute of its quotes. */
-    find: (customerId: string, id: string) => orDieOnRow(find({ customerId, id })),
+    find: (customerId: string, id: string) => find({ customerId, id }),
     /** OPEN -> EXECUTED; a quote that is not OPEN any more is a defect (the caller checked under the lock). */
-    markExecuted: (id: string, reference: string, at: Date) => orDieOnRow(markExecuted({ id, reference, at }))
-  }
+    markExecuted: (id: string, reference: string, at: Date) => markExecuted({ id, reference, at })
+  })
 })
+
+/** The repository as a service, built once per application; `make` builds a private one (tests, one-off commands). */
+export class TradingRepo extends Effect.Service<TradingRepo>()("TradingRepo", { effect: make }) {}

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, FiberSet } from "effect"
 import { forPartner, type ServiceClockShape } from "../clock/ServiceClock.js"
+import { catchSqlDefect } from "../db/Rows.js"
 import type { IdsShape } from "../ids/Ids.js"
 import { adjust, type DispatchState, type Outcome } from "./DispatchState.js"
 import type { WebhookSender } from "./WebhookSender.js"
@@ -121,7 +122,8 @@ export const make = ({ clock, ids, offer, repo, sender, sql, state }: ClaimsDeps
       })
       return yield* startClaimed(claimed, free, leaseToken)
     })).pipe(
-      Effect.catchTag("SqlError", (error) =>
+      // A database error (a defect of the repository) ends this claim only: the dispatcher logs it and goes on.
+      catchSqlDefect((error) =>
         Effect.as(Effect.logError("claiming webhook deliveries failed", error), { started: 0, short: true, filled: false })),
       Effect.provideService(SqlClient.SqlClient, sql)
     )

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Chunk, Duration, Effect, Queue, Schedule } from "effect"
+import { catchSqlDefect } from "../db/Rows.js"
 import { type DispatchState, learnDue, type Outcome } from "./DispatchState.js"
 import type { WebhookSender } from "./WebhookSender.js"
 import type { WebhooksRepo } from "./WebhooksRepo.js"
@@ -31,6 +32,8 @@ export const make = ({ repo, sender, sql, state }: OutcomeWriterDeps) =>
     const write = (outcomesBatch: ReadonlyArray<Outcome>) => {
       const batch = outcomesBatch.map((outcome) => outcome.record)
       return repo.recordAttempts(batch).pipe(
+        // The repository's database error is a defect: retried here as a failure.
+        catchSqlDefect(Effect.fail),
         Effect.retry({ times: recordRetries, schedule: Schedule.exponential(Duration.millis(50)) }),
         Effect.flatMap((recorded) =>
           recorded.size === batch.length ? Effect.void : Effect.forEach(

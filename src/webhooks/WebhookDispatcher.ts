@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Chunk, Effect, PubSub, Queue } from "effect"
 import { forInstance, ServiceClock } from "../clock/ServiceClock.js"
+import { catchSqlDefect } from "../db/Rows.js"
 import { EventBus } from "../events/Events.js"
 import { Ids } from "../ids/Ids.js"
 import * as DispatchClaims from "./DispatchClaims.js"
@@ -35,7 +36,7 @@ const drainRoundsMax = 100_000
 export class WebhookDispatcher extends Effect.Service<WebhookDispatcher>()("WebhookDispatcher", {
   scoped: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const repo = yield* WebhooksRepo.make
+    const repo = yield* WebhooksRepo.WebhooksRepo
     const clock = yield* ServiceClock
     const bus = yield* EventBus
     const ids = yield* Ids
@@ -58,7 +59,7 @@ export class WebhookDispatcher extends Effect.Service<WebhookDispatcher>()("Webh
     })
 
     const nextDueAt = Effect.flatMap(clock.partnersAhead, repo.nextDueAt).pipe(
-      Effect.catchTag("SqlError", (error) => Effect.as(Effect.logError("reading the next webhook due time failed", error), null))
+      catchSqlDefect((error) => Effect.as(Effect.logError("reading the next webhook due time failed", error), null))
     )
 
     const loop = Effect.gen(function*() {
@@ -108,7 +109,7 @@ export class WebhookDispatcher extends Effect.Service<WebhookDispatcher>()("Webh
       drain
     } as const
   }),
-  dependencies: [WebhookSender.Default]
+  dependencies: [WebhooksRepo.WebhooksRepo.Default, WebhookSender.Default]
 }) {}
 
 export const layer = WebhookDispatcher.Default

@@ -77,7 +77,7 @@ export class WebhookSender extends Effect.Service<WebhookSender>()("WebhookSende
     const config = yield* AppConfig
     const clock = yield* ServiceClock
     const keys = yield* Keys
-    const repo = yield* WebhooksRepo.make
+    const repo = yield* WebhooksRepo.WebhooksRepo
     const post = yield* makePost(config)
     const secretOf = makeSecretOpener(keys.encryption)
 
@@ -129,7 +129,7 @@ export class WebhookSender extends Effect.Service<WebhookSender>()("WebhookSende
     /** One attempt, recorded (the synchronous `webhook.test` of a URL or secret change). */
     const attempt = Effect.fn("WebhookSender.attempt")(function*(claimed: WebhooksRepo.ClaimedDelivery) {
       const { delivered, error, record, statusCode } = yield* send(claimed)
-      const delivery = yield* repo.recordAttempt(record).pipe(Effect.orDie)
+      const delivery = yield* repo.recordAttempt(record)
       if (Option.isNone(delivery)) {
         yield* Effect.logWarning("webhook attempt finished after its lease was taken over; result not recorded").pipe(
           Effect.annotateLogs({ eventId: claimed.eventId })
@@ -148,7 +148,8 @@ export class WebhookSender extends Effect.Service<WebhookSender>()("WebhookSende
     const nextWake = Effect.map(Ref.get(signal), Deferred.await)
 
     return { attempt, send, leaseSeconds: leaseSecondsFor(config.webhookTimeoutMs), wake, nextWake } as const
-  })
+  }),
+  dependencies: [WebhooksRepo.WebhooksRepo.Default]
 }) {}
 
 export const layer = WebhookSender.Default

@@ -92,7 +92,7 @@ const summariseChaos = (settings: ChaosSettings, rows: ReadonlyArray<WebhooksRep
 export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const repo = yield* WebhooksRepo.make
+    const repo = yield* WebhooksRepo.WebhooksRepo
     const config = yield* AppConfig
     const clock = yield* ServiceClock
     const keys = yield* Keys
@@ -146,8 +146,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
         Effect.map(Option.match({
           onNone: (): WebhookConfig => ({ url: null, hasSecret: false, updatedAt: null }),
           onSome: (row): WebhookConfig => ({ url: row.url, hasSecret: true, updatedAt: row.updatedAt })
-        })),
-        Effect.orDie
+        }))
       ))
 
     /** Sets the URL (the self-serve rules) and mints a secret, or seals the one supplied (the console's update-webhook). */
@@ -168,13 +167,12 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
           (row) => String(row.seq)
         ),
       Effect.map((page): Page<WebhookDelivery> => ({ items: page.items.map(toDelivery), nextCursor: page.nextCursor })),
-      Effect.provideService(Cursors, cursors),
-      Effect.catchTag("SqlError", Effect.die)
+      Effect.provideService(Cursors, cursors)
     )
 
     const delivery = Effect.fn("Webhooks.delivery")(function*(partnerId: string, id: string) {
       if (!isUuid(id)) return yield* WebhookDeliveryNotFound.standard()
-      const found = yield* repo.findOwned(partnerId, id.toLowerCase()).pipe(Effect.orDie)
+      const found = yield* repo.findOwned(partnerId, id.toLowerCase())
       if (Option.isNone(found)) return yield* WebhookDeliveryNotFound.standard()
       const row = found.value
       return {
@@ -185,7 +183,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
 
     const replay = Effect.fn("Webhooks.replay")(function*(partnerId: string, id: string) {
       if (!isUuid(id)) return yield* WebhookDeliveryNotFound.standard()
-      const row = yield* repo.replay(partnerId, id.toLowerCase(), yield* clock.now).pipe(Effect.orDie)
+      const row = yield* repo.replay(partnerId, id.toLowerCase(), yield* clock.now)
       if (Option.isNone(row)) return yield* WebhookDeliveryNotFound.standard()
       yield* sender.wake
       return toDelivery(row.value)
@@ -197,13 +195,12 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
      */
     const due = Effect.fn("Webhooks.due")((query: DueDeliveriesQuery) =>
       repo.due(query).pipe(
-        Effect.map((rows) => rows.map((row): DueDelivery => ({ delivery: toDelivery(row), customerId: row.customerId }))),
-        Effect.orDie
+        Effect.map((rows) => rows.map((row): DueDelivery => ({ delivery: toDelivery(row), customerId: row.customerId })))
       ))
 
     /** Sandbox webhook chaos: the settings (all 0 without a webhook configuration). */
     const chaos = Effect.fn("Webhooks.chaos")((partnerId: string) =>
-      Effect.map(repo.chaosOf(partnerId), Option.getOrElse(() => noChaos)).pipe(Effect.orDie))
+      Effect.map(repo.chaosOf(partnerId), Option.getOrElse(() => noChaos)))
 
     /** Sandbox webhook chaos: sets the settings (and clears the chaos log); needs a webhook URL. */
     const setChaos = Effect.fn("Webhooks.setChaos")(
@@ -224,13 +221,13 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
     /** Sandbox webhook chaos: the report of what the chaos log saw. */
     const chaosReport = Effect.fn("Webhooks.chaosReport")(function*(partnerId: string) {
       const settings = yield* chaos(partnerId)
-      const rows = yield* repo.chaosLog(partnerId).pipe(Effect.orDie)
+      const rows = yield* repo.chaosLog(partnerId)
       return summariseChaos(settings, rows)
     })
 
     return { get, setUrl, rotateSecret, deliveries, delivery, replay, due, chaos, setChaos, chaosReport } as const
   }),
-  dependencies: [Outbox.Default, WebhookSender.Default]
+  dependencies: [WebhooksRepo.WebhooksRepo.Default, Outbox.Default, WebhookSender.Default]
 }) {}
 
 export const layer = Webhooks.Default

@@ -2,7 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { earliestDueSql, partnerTimeSql } from "../clock/ServiceClock.js"
 import { DeliveryStatus } from "./Api.js"
-import { orDieOnRow } from "../db/Rows.js"
+import { repository } from "../db/Rows.js"
 
 export const ConfigRow = Schema.Struct({
   partnerId: Schema.String,
@@ -154,15 +154,15 @@ const makeConfigs = Effect.gen(function*() {
   })
 
   return {
-    findConfig: (partnerId: string) => orDieOnRow(findConfig(partnerId)),
+    findConfig: (partnerId: string) => findConfig(partnerId),
 
-    upsertConfig: (row: ConfigRow) => orDieOnRow(upsertConfig(row)),
+    upsertConfig: (row: ConfigRow) => upsertConfig(row),
 
     /** Locks the partner's configuration row: PUT and rotate of one partner run one at a time. */
-    lockConfig: (partnerId: string) => orDieOnRow(lockConfig(partnerId)),
+    lockConfig: (partnerId: string) => lockConfig(partnerId),
 
     /** The partner's chaos settings; none without a webhook configuration. */
-    chaosOf: (partnerId: string) => orDieOnRow(chaosOf(partnerId)),
+    chaosOf: (partnerId: string) => chaosOf(partnerId),
     /** Sets the partner's chaos settings (it has a webhook configuration) and starts a new report. */
     setChaos: (partnerId: string, settings: ChaosSettings) =>
       Effect.zipRight(
@@ -179,7 +179,7 @@ const makeConfigs = Effect.gen(function*() {
         INSERT INTO webhook_chaos_log (partner_id, event_id, type, copy, attempt, failed_on_purpose, response_status, error, acknowledged, at)
         VALUES (${row.partnerId}, ${row.eventId}, ${row.type}, ${row.copy}, ${row.attempt}, ${row.failedOnPurpose},
                 ${row.responseStatus}, ${row.error}, ${row.acknowledged}, ${row.at})`,
-    chaosLog: (partnerId: string) => orDieOnRow(chaosLog(partnerId))
+    chaosLog: (partnerId: string) => chaosLog(partnerId)
   }
 })
 
@@ -316,7 +316,7 @@ const makeClaims = Effect.gen(function*() {
   return {
     /** Leases one delivery (the synchronous `webhook.test`, inside the transaction that created it). */
     leaseOne: (eventId: string, leaseToken: string, leaseSeconds: number) =>
-      orDieOnRow(leaseOne({ eventId, leaseToken, leaseSeconds })),
+      leaseOne({ eventId, leaseToken, leaseSeconds }),
 
     /**
      * Claims due deliveries, oldest due first: at most `limit`, at most `perPartnerMax` of one partner, none of the
@@ -326,7 +326,7 @@ const makeClaims = Effect.gen(function*() {
      * Rows locked by another claimer are skipped, and a claimed row is leased (in database time, which measures
      * real elapsed time) until its attempt has surely ended.
      */
-    claimDue: (args: typeof ClaimRequest.Type) => orDieOnRow(claimDue(args)),
+    claimDue: (args: typeof ClaimRequest.Type) => claimDue(args),
 
     /** Gives claimed deliveries back untouched (more than a partner's free slots were claimed). */
     release: (eventIds: ReadonlyArray<string>, leaseToken: string) =>
@@ -339,13 +339,13 @@ const makeClaims = Effect.gen(function*() {
       records.length === 0 ? Effect.succeed(new Set<string>()) : recordAttempts(records),
 
     /** Records an attempt, only while the lease is still this claimer's (a replay or a re-claim voids it). */
-    recordAttempt: (record: AttemptRecord) => orDieOnRow(recordAttempt(record)),
+    recordAttempt: (record: AttemptRecord) => recordAttempt(record),
 
     /**
      * The earliest due time of a pending delivery not in flight, on the instance's clock (see `partnersAhead`); rows
      * a crashed process left leased come back via the poll.
      */
-    nextDueAt: (partnersAhead: boolean) => orDieOnRow(nextDueAt(partnersAhead)).pipe(Effect.map((row) => row.nextAt))
+    nextDueAt: (partnersAhead: boolean) => nextDueAt(partnersAhead).pipe(Effect.map((row) => row.nextAt))
   }
 })
 
@@ -411,9 +411,9 @@ const makeDeliveries = Effect.gen(function*() {
 
   return {
     page: (partnerId: string, status: DeliveryStatus | undefined, beforeSeq: string | undefined, limit: number) =>
-      orDieOnRow(page({ partnerId, status, beforeSeq, limit })),
+      page({ partnerId, status, beforeSeq, limit }),
 
-    findOwned: (partnerId: string, eventId: string) => orDieOnRow(findOwned({ partnerId, eventId })),
+    findOwned: (partnerId: string, eventId: string) => findOwned({ partnerId, eventId }),
 
     /** The partner's pending deliveries due by `until`, soonest first (next attempt, then event id), after `after`. */
     due: (query: {
@@ -422,16 +422,16 @@ const makeDeliveries = Effect.gen(function*() {
       readonly after?: { readonly at: Date; readonly id: string } | undefined
       readonly limit: number
     }) =>
-      orDieOnRow(due({
+      due({
         partnerId: query.partnerId,
         until: query.until,
         afterAt: query.after?.at ?? null,
         afterId: query.after?.id ?? null,
         limit: query.limit
-      })),
+      }),
 
     /** Back to PENDING, due now, with a fresh schedule; an attempt in flight loses its lease (its result is dropped). */
-    replay: (partnerId: string, eventId: string, now: Date) => orDieOnRow(replay({ partnerId, eventId, now }))
+    replay: (partnerId: string, eventId: string, now: Date) => replay({ partnerId, eventId, now })
   }
 })
 
@@ -439,7 +439,8 @@ export const make = Effect.gen(function*() {
   const configs = yield* makeConfigs
   const claims = yield* makeClaims
   const deliveries = yield* makeDeliveries
-  return { ...configs, ...claims, ...deliveries }
+  return repository({ ...configs, ...claims, ...deliveries })
 })
 
-export type WebhooksRepo = Effect.Effect.Success<typeof make>
+/** The repository as a service, built once per application; `make` builds a private one (tests, one-off commands). */
+export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("WebhooksRepo", { effect: make }) {}

@@ -16,7 +16,7 @@ const moveEvent = { Completed: "withdrawal.completed", Failed: "withdrawal.faile
  * and its `withdrawal.*` event, the ledger's side, then the move's followers (`SettledWithdrawals`).
  */
 export const make = Effect.gen(function*() {
-  const repo = yield* WithdrawalsRepo.make
+  const repo = yield* WithdrawalsRepo.WithdrawalsRepo
   const clock = yield* ServiceClock
   const outbox = yield* Outbox
   const ledger = yield* Ledger.Ledger

@@ -2,7 +2,7 @@ import { Effect, Option } from "effect"
 import { BankAccounts } from "../bankaccounts/BankAccounts.js"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { AppConfig } from "../config/AppConfig.js"
-import type { CustomerRow } from "../customers/CustomersRepo.js"
+import type { Customer } from "../customers/Customer.js"
 import { Outbox } from "../events/Events.js"
 import { BadRequest, NotFound } from "../api/ApiError.js"
 import type { Page } from "../api/Envelope.js"
@@ -56,7 +56,7 @@ export interface OneOffAccount {
  */
 export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
   effect: Effect.gen(function*() {
-    const repo = yield* WithdrawalsRepo.make
+    const repo = yield* WithdrawalsRepo.WithdrawalsRepo
     const config = yield* AppConfig
     const clock = yield* ServiceClock
     const outbox = yield* Outbox
@@ -89,7 +89,7 @@ export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
         return { currency, schedule, split }
       })
 
-    const quote = Effect.fn("Withdrawals.quote")((customer: CustomerRow, amount: number) =>
+    const quote = Effect.fn("Withdrawals.quote")((customer: Customer, amount: number) =>
       Effect.map(price(customer.currency, amount), ({ currency, schedule, split }): WithdrawalQuote => ({
         currency,
         amount: toNumber(currency, split.amount),
@@ -99,7 +99,7 @@ export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
         feeFlat: toNumber(currency, schedule.feeFlat)
       })))
 
-    const defaultAccount = (customer: CustomerRow) =>
+    const defaultAccount = (customer: Customer) =>
       Effect.flatMap(accounts.defaultAccount(customer.id), Option.match({
         onNone: () =>
           new NoDefaultBankAccount({ message: "The customer has no default bank account; save one with POST .../accounts first" }),
@@ -108,7 +108,7 @@ export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
 
     /** The new withdrawal's row before its reservation (PROCESSING from the start). */
     const draftOf = (
-      customer: CustomerRow,
+      customer: Customer,
       reference: string,
       currency: FiatCurrency,
       split: FeeSplit,
@@ -137,7 +137,7 @@ export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
 
     /** Records `withdrawal.submitted`, reserves the total, stores the row and hands the payout to the bank rail. */
     const create = (
-      customer: CustomerRow,
+      customer: Customer,
       reference: string,
       currency: FiatCurrency,
       split: FeeSplit,
@@ -198,7 +198,7 @@ export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
               }),
             load(customer.id)
           )
-        }).pipe(Effect.catchTag("SqlError", Effect.die))))
+        })))
 
     const notFound = () => new NotFound({ message: "No withdrawal with this id" })
 
@@ -208,7 +208,7 @@ export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
      */
     const settle = Effect.fn("Withdrawals.settle")(function*(partnerId: string, withdrawalId: string, outcome: PayoutOutcome) {
       if (!isUuid(withdrawalId)) return yield* notFound()
-      const found = yield* repo.findForPartner(partnerId, withdrawalId.toLowerCase()).pipe(Effect.orDie)
+      const found = yield* repo.findForPartner(partnerId, withdrawalId.toLowerCase())
       if (Option.isNone(found)) return yield* notFound()
       const { customerId, id } = found.value
       return yield* actors.run(partnerId, customerId, () =>
@@ -216,13 +216,13 @@ export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
           const row = yield* repo.lock(id)
           if (Option.isNone(row)) return yield* Effect.dieMessage(`withdrawals: withdrawal ${id} vanished`)
           return yield* apply(row.value, outcome)
-        }).pipe(Effect.catchTag("SqlError", Effect.die))).pipe(
+        })).pipe(
           Effect.catchTag("CustomerForbidden", () => Effect.dieMessage("withdrawals: a withdrawal's customer vanished"))
         )
     })
 
     const list = Effect.fn("Withdrawals.list")(
-      (customer: CustomerRow, page: PageRequest) =>
+      (customer: Customer, page: PageRequest) =>
         paginate(
           { list: "withdrawals", partnerId: customer.partnerId, customerId: customer.id },
           page,
@@ -230,13 +230,12 @@ export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
           (row) => String(row.seq)
         ),
       Effect.map((result): Page<Withdrawal> => ({ items: result.items.map(toWithdrawal), nextCursor: result.nextCursor })),
-      Effect.provideService(Cursors, cursors),
-      Effect.catchTag("SqlError", Effect.die)
+      Effect.provideService(Cursors, cursors)
     )
 
-    const get = Effect.fn("Withdrawals.get")(function*(customer: CustomerRow, withdrawalId: string) {
+    const get = Effect.fn("Withdrawals.get")(function*(customer: Customer, withdrawalId: string) {
       if (!isUuid(withdrawalId)) return yield* notFound()
-      const row = yield* repo.find(customer.id, withdrawalId.toLowerCase()).pipe(Effect.orDie)
+      const row = yield* repo.find(customer.id, withdrawalId.toLowerCase())
       if (Option.isNone(row)) return yield* notFound()
       return toWithdrawal(row.value)
     })
@@ -244,8 +243,7 @@ export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
     /** The partner's withdrawals still PROCESSING (waiting for the bank), newest first by (createdAt, id). */
     const processing = Effect.fn("Withdrawals.processing")((query: CreatedPageQuery) =>
       repo.processing(query).pipe(
-        Effect.map((rows) => rows.map((row) => ({ customerId: row.customerId, withdrawal: toWithdrawal(row) }))),
-        Effect.orDie
+        Effect.map((rows) => rows.map((row) => ({ customerId: row.customerId, withdrawal: toWithdrawal(row) })))
       ))
 
     /**
@@ -255,7 +253,7 @@ export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
      * with it answers this one). A reference already used by a withdrawal is `ReferenceInUse`.
      */
     const payoutTo = Effect.fn("Withdrawals.payoutTo")(
-      (customer: CustomerRow, input: { readonly reference: string; readonly amount: number; readonly account: OneOffAccount }) =>
+      (customer: Customer, input: { readonly reference: string; readonly amount: number; readonly account: OneOffAccount }) =>
         idempotency.once(
           { partnerId: customer.partnerId, endpoint: idempotencyEndpoint, reference: input.reference, customerId: customer.id },
           (id) =>
@@ -263,13 +261,12 @@ export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
               create(customer, input.reference, currency, split, { ...input.account, id: null })(id)),
           // A reference already used by a withdrawal: refused, never answered with that withdrawal.
           () => new ReferenceInUse({ message: "reference: already used by a withdrawal of this customer; a global send needs its own" })
-        ),
-      Effect.catchTag("SqlError", Effect.die)
+        )
     )
 
     return { quote, withdraw, list, get, settle, payoutTo, processing } as const
   }),
-  dependencies: [BankAccounts.Default, CustomerActors.Default, Ledger.Ledger.Default, Idempotency.Default]
+  dependencies: [WithdrawalsRepo.WithdrawalsRepo.Default, BankAccounts.Default, CustomerActors.Default, Ledger.Ledger.Default, Idempotency.Default]
 }) {}
 
 /** Withdrawals alone: requires the `SettledWithdrawals` port (src/globalsend/FollowWithdrawals.ts implements it). */

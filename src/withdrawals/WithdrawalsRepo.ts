@@ -2,7 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { FiatCurrency } from "../reference/Countries.js"
 import { WithdrawalStatus } from "./Api.js"
-import { CreatedPage, createdPage, createdPageOrder, createdPageWhere, type CreatedPageQuery, orDieOnRow } from "../db/Rows.js"
+import { CreatedPage, createdPage, createdPageOrder, createdPageWhere, type CreatedPageQuery, repository } from "../db/Rows.js"
 
 /** A row of `withdrawals`; the bank account's details are copied at submission. `seq` orders the list (keyset cursor). */
 export const WithdrawalRow = Schema.Struct({
@@ -86,16 +86,19 @@ export const make = Effect.gen(function*() {
         SELECT * FROM withdrawals WHERE partner_id = ${page.partnerId} AND status = 'PROCESSING' ${createdPageWhere(sql, page)}
         ${createdPageOrder(sql, page)}`
   })
-  return {
-    insert: (row: NewWithdrawalRow) => orDieOnRow(insert(row)),
-    find: (customerId: string, id: string) => orDieOnRow(find({ customerId, id })),
-    findForPartner: (partnerId: string, id: string) => orDieOnRow(findForPartner({ partnerId, id })),
+  return repository({
+    insert: (row: NewWithdrawalRow) => insert(row),
+    find: (customerId: string, id: string) => find({ customerId, id }),
+    findForPartner: (partnerId: string, id: string) => findForPartner({ partnerId, id }),
     /** Locks the row for the rest of the transaction (the customer row is locked first, always). */
-    lock: (id: string) => orDieOnRow(lock(id)),
+    lock: (id: string) => lock(id),
     setStatus: (id: string, status: WithdrawalStatus, failureReason: string | null, at: Date) =>
-      orDieOnRow(setStatus({ id, status, failureReason, at })),
-    page: (customerId: string, beforeSeq: string | undefined, limit: number) => orDieOnRow(page({ customerId, beforeSeq, limit })),
+      setStatus({ id, status, failureReason, at }),
+    page: (customerId: string, beforeSeq: string | undefined, limit: number) => page({ customerId, beforeSeq, limit }),
     /** The partner's withdrawals the bank has not answered yet (PROCESSING), newest first by (created_at, id). */
-    processing: (query: CreatedPageQuery) => orDieOnRow(processing(createdPage(query)))
-  }
+    processing: (query: CreatedPageQuery) => processing(createdPage(query))
+  })
 })
+
+/** The repository as a service, built once per application; `make` builds a private one (tests, one-off commands). */
+export class WithdrawalsRepo extends Effect.Service<WithdrawalsRepo>()("WithdrawalsRepo", { effect: make }) {}
