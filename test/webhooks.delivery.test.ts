@@ -73,9 +73,11 @@ describe("retry schedule", () => {
       expect(Date.parse(current.nextAttemptAt) - last).toBe(delaySeconds * 1000)
       const hits = target.ofEvent(eventId)
       expect(hits).toHaveLength(attemptsSoFar)
-      // The receiver saw the attempt signed at the moment the log records, on the service clock.
-      expect(hits.at(-1)!.signedAt).toBe(Math.floor(last / 1000))
-      expect(verifySignature(hits.at(-1)!.rawBody, hits.at(-1)!.signature, secret, { now: new Date(last) }).ok).toBe(true)
+      // The receiver saw the attempt signed at real time (the log records it on the advanced service clock): a
+      // receiver's default 5-minute tolerance on its own clock accepts it however far the sandbox clock has run.
+      expect(Math.abs(hits.at(-1)!.signedAt - Date.now() / 1000)).toBeLessThan(60)
+      if (index >= 3) expect(last, "the log's time is the sandbox clock, minutes ahead by now").toBeGreaterThan(Date.now() + 60_000)
+      expect(verifySignature(hits.at(-1)!.rawBody, hits.at(-1)!.signature, secret).ok).toBe(true)
 
       // Two seconds before it is due, nothing is sent.
       const untilDue = (Date.parse(current.nextAttemptAt) - (await clockNow(apiKey))) / 1000

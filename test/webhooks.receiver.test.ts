@@ -82,8 +82,7 @@ describe("docs/webhook-receiver.ts", () => {
     // Hand-made requests: bad, stale and missing signatures are refused; an unknown type is acknowledged.
     const post = (body: string, signature: string) =>
       fetch(url, { method: "POST", headers: { "content-type": "application/json", "x-service-signature": signature }, body })
-    const clock = Date.parse((await app.request("GET", "/sandbox/clock", { apiKey })).body.data.now)
-    const wall = Math.floor((clock - 30_000) / 1000) // the receiver's own clock: the service clock minus the advance
+    const wall = Math.floor(Date.now() / 1000) // the receiver's own clock, which signatures follow
     const event = JSON.stringify({ id: "0b6f1f5e-7c4c-4f6e-9d0a-2d7f3c1b9a11", type: "customer.registered", createdAt: "2026-01-01T00:00:00.000Z", data: { customerId: "hand-made" } })
     expect((await post(event, signatureHeader("whsec_wrong", wall, event))).status).toBe(401)
     expect((await post(event, signatureHeader(secret, wall - 3600, event))).status).toBe(401)
@@ -92,5 +91,31 @@ describe("docs/webhook-receiver.ts", () => {
     const unknown = JSON.stringify({ id: "5d0c1c8e-3b1a-4a57-8f4e-2f0b7f8f0c22", type: "brand.new_type", createdAt: "2026-01-01T00:00:00.000Z", data: {} })
     expect((await post(unknown, signatureHeader(secret, wall, unknown))).status).toBe(200)
     expect(output).not.toContain("hand-made")
+  })
+
+  it("signs at real time: two days into the sandbox clock, the stock receiver with its default tolerance accepts every delivery", async () => {
+    await stopExample()
+    const { apiKey } = await app.newPartner()
+    const port = await freePort()
+    const url = `http://127.0.0.1:${port}/webhooks`
+    await startExample(port, "whsec_not_yet_known")
+    const secret: string = (await app.request("PUT", "/partner/v1/webhook", { apiKey, body: { url } })).body.data.secret
+    await stopExample()
+    await startExample(port, secret)
+
+    const advance = await app.request("POST", "/sandbox/clock/advance", { apiKey, body: { seconds: 2 * 86_400 } })
+    expect(advance.status).toBe(200)
+    const sandboxNow = Date.parse(advance.body.data.now)
+    expect(sandboxNow - Date.now()).toBeGreaterThan(2 * 86_400_000 - 60_000)
+
+    const customer = await app.request("POST", "/partner/v1/customers", { apiKey, body: customerBody() })
+    const customerId: string = customer.body.data.id
+    await eventually(async () => (output.includes(`customer registered ${customerId}`) ? true : undefined), "the handler")
+    const deliveries = await app.request("GET", "/partner/v1/webhook/deliveries", { apiKey })
+    const registered = deliveries.body.data.find((d: { type: string }) => d.type === "customer.registered")
+    expect(registered).toMatchObject({ status: "DELIVERED", attempts: 1, lastResponseStatus: 200 })
+    // The event itself stays on the partner's clock: createdAt is two days ahead of real time.
+    const event = (await app.request("GET", `/sandbox/events?customerId=${customerId}`, { apiKey })).body.data[0]
+    expect(Date.parse(event.createdAt) - Date.now()).toBeGreaterThan(2 * 86_400_000 - 60_000)
   })
 })

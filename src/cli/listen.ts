@@ -1,6 +1,6 @@
 import { Command, Options, ValidationError } from "@effect/cli"
 import { NodeContext, NodeHttpClient, NodeRuntime } from "@effect/platform-node"
-import { Cause, Data, Effect, Either, Exit, Layer, Option, Queue } from "effect"
+import { Cause, Clock, Data, Effect, Either, Exit, Layer, Option, Queue } from "effect"
 import * as Client from "../Client.js"
 import * as CliOptions from "./CliOptions.js"
 import * as Help from "./Help.js"
@@ -16,7 +16,7 @@ import * as Output from "./listen/Output.js"
 /**
  * `npm run listen -- --forward-to http://127.0.0.1:3000/webhooks [--events type,...]`: follows the partner's live
  * event stream of a running sandbox (local or remote) and POSTs every event to a local URL, signed exactly as a real
- * webhook delivery (the same body bytes and headers, `Signing.signatureHeader` at the service clock), one at a
+ * webhook delivery (the same body bytes and headers, `Signing.signatureHeader` at the time of the attempt), one at a
  * time in arrival order. Like `stripe listen`: the receiver on a laptop gets webhooks the sandbox cannot reach.
  * docs/sandbox-listen.md.
  */
@@ -122,27 +122,13 @@ const run = (args: Args) =>
     const client = yield* Client.make({ baseUrl, apiKey })
     const partner = yield* whoAmI(client, baseUrl)
 
-    /**
-     * The service clock in unix seconds, read before each forward: a real delivery is signed at the service clock
-     * when it is sent (an advanced sandbox clock included). If the reading fails, the last known distance between
-     * the service clock and this machine's stands in.
-     */
-    let skewMs = 0
-    const serviceNowSeconds = client.sandbox.clock().pipe(
-      Effect.timeout("2 seconds"),
-      Effect.map((reading) => {
-        skewMs = reading.now.getTime() - Date.now()
-        return reading.now.getTime()
-      }),
-      Effect.orElseSucceed(() => Date.now() + skewMs),
-      Effect.map((ms) => Math.floor(ms / 1000))
-    )
-    yield* serviceNowSeconds
+    /** A delivery is signed at the wall-clock time of its attempt (unix seconds), whatever the sandbox clock says. */
+    const nowSeconds = Effect.map(Clock.currentTimeMillis, (ms) => Math.floor(ms / 1000))
 
     // Events wait here for their turn: one POST at a time, in arrival order, while the stream keeps being read.
     const queue = yield* Queue.unbounded<StreamEvent>()
     const forwardOne = (event: StreamEvent) =>
-      serviceNowSeconds.pipe(
+      nowSeconds.pipe(
         Effect.flatMap((timestamp) => post(forwardTo, event, secret, timestamp)),
         Effect.flatMap((answer) => out(printer.answer(new Date(), forwardTo, event, answer)))
       )

@@ -3,7 +3,7 @@ import { control, type RunContext } from "./Context.js"
 import { Scope } from "./Interpolate.js"
 import type { Scenario } from "./Language.js"
 import type { EventItem } from "./Observations.js"
-import { type ClockReading, syncReceiverClock, type WebhookReceiver } from "./Receiver.js"
+import type { WebhookReceiver } from "./Receiver.js"
 import { runSteps, type StepResult } from "./Steps.js"
 import type { Target } from "./Target.js"
 
@@ -44,7 +44,6 @@ export const runScenario = async (scenario: Scenario, target: Target, receiver: 
       ["scenario", scenario.name]
     ]))
     const context: RunContext = { baseUrl: target.baseUrl, apiKey: partner.apiKey, inbox, scope }
-    syncReceiverClock(inbox, await control(context, { method: "GET", path: "/sandbox/clock" }) as ClockReading)
     for (const [name, value] of Object.entries(scenario.vars)) scope.set(name, scope.interpolate(value))
     const outcome = await runSteps(context, scenario.steps)
     let recentEvents: ReadonlyArray<EventItem> = []

@@ -6,7 +6,8 @@ import { wallNowMs } from "./WallClock.js"
 /**
  * The built-in webhook receiver: one loopback HTTP server per run, one inbox per scenario (`/hooks/<token>`).
  * It verifies every delivery like the reference handler of SPEC.md (HMAC-SHA256 of `<t>.<rawBody>` with the
- * secret returned by `PUT /webhook`, compared in constant time, `t` within 5 minutes of the service clock) and
+ * secret returned by `PUT /webhook`, compared in constant time, `t` within 5 minutes of real time — deliveries are
+ * signed at the wall-clock time of the attempt, whatever the sandbox clock says) and
  * answers 401 to a bad signature; otherwise it answers what the scenario told it to: a status, or `hang`.
  */
 export type Answer = number | "hang"
@@ -17,8 +18,8 @@ export interface ReceivedWebhook {
   readonly body: unknown
   readonly rawBody: string
   readonly signature: string | undefined
-  /** The service clock when it arrived, for the 5-minute check. */
-  readonly serviceNowMs: number
+  /** Real time when it arrived, for the 5-minute check. */
+  readonly receivedAtMs: number
   /** False until checked: a delivery that arrives before the secret is known (the `webhook.test` sent during PUT) is checked once it is. */
   verified: boolean
   signatureValid: boolean
@@ -30,31 +31,12 @@ export interface Inbox {
   readonly url: string
   secret: string | undefined
   respond: Answer
-  /**
-   * The service clock's reading minus real time, kept up to date by the runner (`syncReceiverClock` at the start
-   * and after every advance). A wall-clock service gives its sandbox offset; a fixed clock (in-process) gives the
-   * distance to its fixed instant, which real time then wears down by the scenario's running time: well within the
-   * five minutes a signature may be off.
-   */
-  clockOffsetMs: number
   readonly received: Array<ReceivedWebhook>
 }
 
 const toleranceMs = 5 * 60_000
 
-/** `GET /sandbox/clock` and `POST /sandbox/clock/advance` answer this. */
-export interface ClockReading {
-  readonly now: string
-  readonly offsetSeconds: number
-}
-
-/** Lines the receiver's idea of "now" up with a reading of the service clock just taken. */
-export const syncReceiverClock = (inbox: Inbox, reading: ClockReading): void => {
-  const serviceMs = Date.parse(reading.now)
-  inbox.clockOffsetMs = Number.isFinite(serviceMs) ? serviceMs - wallNowMs() : reading.offsetSeconds * 1000
-}
-
-export const verifySignature = (header: string | undefined, rawBody: string, secret: string | undefined, serviceNowMs: number): string | undefined => {
+export const verifySignature = (header: string | undefined, rawBody: string, secret: string | undefined, nowMs: number): string | undefined => {
   if (secret === undefined) return "no secret registered yet (no webhook step with register: true)"
   if (header === undefined) return "missing X-Service-Signature header"
   const parts = Object.fromEntries(header.split(",").map((part) => {
@@ -66,7 +48,7 @@ export const verifySignature = (header: string | undefined, rawBody: string, sec
   if (!Number.isInteger(t) || !/^[0-9a-f]{64}$/.test(v1)) return `malformed signature header "${header}"`
   const expected = Crypto.createHmac("sha256", secret).update(`${t}.${rawBody}`).digest()
   if (!Crypto.timingSafeEqual(expected, Buffer.from(v1, "hex"))) return "v1 is not the HMAC-SHA256 of <t>.<body> with the secret"
-  if (Math.abs(t * 1000 - serviceNowMs) > toleranceMs) return `t=${t} is more than 5 minutes from the service clock`
+  if (Math.abs(t * 1000 - nowMs) > toleranceMs) return `t=${t} is more than 5 minutes from real time`
   return undefined
 }
 
@@ -78,7 +60,7 @@ export const setSecret = (inbox: Inbox, secret: string): void => {
   inbox.secret = secret
   for (const hook of inbox.received) {
     if (hook.verified) continue
-    const problem = verifySignature(hook.signature, hook.rawBody, secret, hook.serviceNowMs)
+    const problem = verifySignature(hook.signature, hook.rawBody, secret, hook.receivedAtMs)
     hook.verified = true
     hook.signatureValid = problem === undefined
     hook.signatureProblem = problem
@@ -108,7 +90,7 @@ export class WebhookReceiver {
   /** A fresh inbox for one scenario; answers 200 until told otherwise. */
   open(): Inbox {
     const token = `s${++this.counter}`
-    const inbox: Inbox = { url: `${this.base}/hooks/${token}`, secret: undefined, respond: 200, clockOffsetMs: 0, received: [] }
+    const inbox: Inbox = { url: `${this.base}/hooks/${token}`, secret: undefined, respond: 200, received: [] }
     this.inboxes.set(token, inbox)
     return inbox
   }
@@ -135,9 +117,9 @@ export class WebhookReceiver {
       }
       const header = request.headers["x-service-signature"]
       const signature = Array.isArray(header) ? header[0] : header
-      const serviceNowMs = wallNowMs() + inbox.clockOffsetMs
+      const receivedAtMs = wallNowMs()
       const verified = inbox.secret !== undefined
-      const problem = verified ? verifySignature(signature, raw, inbox.secret, serviceNowMs) : undefined
+      const problem = verified ? verifySignature(signature, raw, inbox.secret, receivedAtMs) : undefined
       const answered: Answer = problem !== undefined ? 401 : inbox.respond
       const eventId = request.headers["x-service-event-id"]
       inbox.received.push({
@@ -146,7 +128,7 @@ export class WebhookReceiver {
         body,
         rawBody: raw,
         signature,
-        serviceNowMs,
+        receivedAtMs,
         verified,
         signatureValid: problem === undefined,
         signatureProblem: problem,

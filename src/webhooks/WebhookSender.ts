@@ -1,4 +1,4 @@
-import { Deferred, Effect, Option, Ref } from "effect"
+import { Clock, Deferred, Effect, Option, Ref } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { Keys } from "../crypto/Keys.js"
@@ -42,6 +42,13 @@ const makeSecretOpener = (encryptionKey: Buffer) => {
 const isDelivered = (answer: Answer) => answer._tag === "Answered" && answer.status >= 200 && answer.status < 300
 
 /** What an attempt's answer comes to: delivered, gone (410) or failed, and the next step of the retry schedule. */
+/**
+ * The `t` of a delivery's signature: the wall-clock time of the attempt in unix seconds, in every mode. A partner's
+ * receiver checks it against its own clock (a 5-minute tolerance), so it never follows the sandbox clock; the event's
+ * `createdAt` and the attempt's records stay on the partner's service clock.
+ */
+const signingTime = Effect.map(Clock.currentTimeMillis, (ms) => Math.floor(ms / 1000))
+
 const outcomeOf = (claimed: WebhooksRepo.ClaimedDelivery, answer: Answer, attemptedAt: Date, deliveredAt: Date | null): SentAttempt => {
   const delivered = isDelivered(answer)
   const gone = answer._tag === "Answered" && answer.status === 410
@@ -101,7 +108,7 @@ export class WebhookSender extends Effect.Service<WebhookSender>()("WebhookSende
       Effect.gen(function*() {
         for (let copy = 1; copy <= claimed.chaosDuplicates; copy++) {
           const at = yield* clock.now
-          const duplicate = yield* post(claimed.url, body, headersAt(Math.floor(at.getTime() / 1000)))
+          const duplicate = yield* post(claimed.url, body, headersAt(yield* signingTime))
           yield* logChaos(claimed, copy, duplicate, at)
         }
       })
@@ -109,7 +116,7 @@ export class WebhookSender extends Effect.Service<WebhookSender>()("WebhookSende
     /** The attempt without recording it: the caller records it (the dispatcher, many per statement). */
     const send = Effect.fn("WebhookSender.send")(function*(claimed: WebhooksRepo.ClaimedDelivery) {
       const attemptedAt = yield* clock.now
-      const timestamp = Math.floor(attemptedAt.getTime() / 1000)
+      const timestamp = yield* signingTime
       const body = deliveryBody({ id: claimed.eventId, type: claimed.type, createdAt: claimed.eventCreatedAt.toISOString(), data: claimed.data })
       const secret = secretOf(claimed)
       const headersAt = (seconds: number) => ({ "content-type": "application/json", ...deliveryHeaders(secret, seconds, claimed.eventId, body) })

@@ -8,7 +8,7 @@ export interface ReceivedDelivery {
   readonly rawBody: string
   readonly signature: string
   readonly headers: NodeHttp.IncomingHttpHeaders
-  /** The `t=` of the signature: the service clock, in unix seconds, when the attempt was signed. */
+  /** The `t=` of the signature: real time, in unix seconds, when the attempt was signed (never the sandbox clock). */
   readonly signedAt: number
 }
 

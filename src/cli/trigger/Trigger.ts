@@ -4,7 +4,7 @@ import type { RunContext } from "../../scenario/Context.js"
 import { Scope } from "../../scenario/Interpolate.js"
 import type { Scenario } from "../../scenario/Language.js"
 import type { EventItem } from "../../scenario/Observations.js"
-import { type ClockReading, syncReceiverClock, WebhookReceiver } from "../../scenario/Receiver.js"
+import { WebhookReceiver } from "../../scenario/Receiver.js"
 import { runSteps, type StepResult } from "../../scenario/Steps.js"
 import { closest, type Entry, findEntry, flowsDir, isCustomerStage, loadFlow } from "./Catalog.js"
 import { recordingFetch, type RequestEntry } from "./RequestLog.js"
@@ -239,8 +239,6 @@ const runFlow = async (options: TriggerOptions, sandbox: Sandbox, prepared: Prep
       scope.set("customerId", options.customerId)
       steps = steps.filter((step) => !isCustomerStage(step))
     }
-    const clock = await ask(sandbox, options.apiKey, "GET", "/sandbox/clock")
-    if (clock.status === 200) syncReceiverClock(inbox, dataOf<ClockReading>(clock))
     const context: RunContext = { baseUrl, apiKey: options.apiKey, inbox, scope, fetch: sandbox.fetch }
     const outcome = await runSteps(context, steps)
     return { outcome, scope }
