@@ -1,10 +1,12 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { Api } from "../src/Api.js"
 import { Deposits } from "../src/funding/Deposits.js"
 import { FundingCharges } from "../src/funding/FundingCharges.js"
 import { VirtualAccounts } from "../src/funding/VirtualAccounts.js"
+import { CustomerForbidden } from "../src/api/ApiError.js"
 import { CurrentPartner } from "../src/api/Auth.js"
+import { CustomerId, parseId, withCustomer } from "../src/api/Ids.js"
 import { Ids } from "../src/ids/Ids.js"
 import { randomTxHash } from "./chain/ChainSimulator.js"
 
@@ -21,13 +23,18 @@ export const SandboxFundingHttp = HttpApiBuilder.group(Api, "sandboxFunding", (h
     const ids = yield* Ids
     return handlers
       .handle("creditVirtualAccount", ({ path, payload }) =>
-        Effect.flatMap(CurrentPartner, (partner) => accounts.credit(partner.id, path.customerId, payload)))
+        withCustomer(path.customerId, (partnerId, customerId) => accounts.credit(partnerId, customerId, payload)))
       .handle("payCharge", ({ path, payload }) =>
         Effect.flatMap(CurrentPartner, (partner) => charges.settle(partner.id, path.chargeId, payload.amount)))
       .handle("deposit", ({ path, payload }) =>
         Effect.gen(function*() {
           const partner = yield* CurrentPartner
           const txHash = payload.txHash ?? (yield* Effect.provideService(randomTxHash(payload.network), Ids, ids))
-          return yield* deposits.receive(partner.id, path.customerId, { ...payload, txHash })
+          const input = { ...payload, txHash }
+          // The deposit's own checks come first, then the customer (a malformed id: 403 like an unknown one).
+          return yield* Option.match(parseId(CustomerId, path.customerId), {
+            onNone: () => Effect.zipRight(deposits.check(input), Effect.fail(CustomerForbidden.standard())),
+            onSome: (customerId) => deposits.receive(partner.id, customerId, input)
+          })
         }))
   }))

@@ -13,6 +13,7 @@ import { SandboxInspectApi } from "./sandbox/InspectApi.js"
 import { SandboxWebhookChaosApi, WebhooksApi } from "./webhooks/Api.js"
 import { BankAccountsApi } from "./bankaccounts/Api.js"
 import { describeErrors } from "./api/ApiError.js"
+import { describeReplays } from "./api/Replays.js"
 import { withPartnerMessagesApi } from "./api/Messages.js"
 import { SandboxSendsApi, SendsApi } from "./sends/Api.js"
 import { SandboxRatesApi, TradingApi } from "./trading/Api.js"
@@ -90,7 +91,7 @@ const base = HttpApi.make("api")
   .annotate(OpenApi.Title, "Partner Money Movement Service")
   .annotate(OpenApi.Description, description)
   .annotate(OpenApi.Servers, [{ url: "/", description: "The origin that serves this document (every path starts with /api/v1)" }])
-  .annotate(OpenApi.Transform, (spec) => acceptUnknownFields(describeErrors(spec)))
+  .annotate(OpenApi.Transform, (spec) => describeReplays(acceptUnknownFields(describeErrors(spec))))
 
 /**
  * Sandbox control groups: each rail's controls are added here. Both APIs pass through `withPartnerMessagesApi`: a

@@ -2,6 +2,7 @@ import { Effect, Option, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Caches } from "../src/db/Caches.js"
 import { transaction } from "../src/events/Events.js"
+import { fixtures } from "./support/Fixtures.js"
 import { databaseKind, startTestApp, type TestApp } from "./support/TestApp.js"
 
 /**
@@ -9,6 +10,7 @@ import { databaseKind, startTestApp, type TestApp } from "./support/TestApp.js"
  * dropped at commit in the writing process, through LISTEN/NOTIFY in every other process on PostgreSQL.
  */
 let app: TestApp
+const fx = fixtures(() => app)
 
 beforeAll(async () => {
   app = await startTestApp()
@@ -55,7 +57,7 @@ describe("caches", () => {
   })
 
   it("a KYB change shuts the partner out on the next request of this process", async () => {
-    const partner = await app.newPartner()
+    const partner = await fx.partner()
     expect((await customers(app, partner.apiKey)).status).toBe(200)
     expect((await customers(app, partner.apiKey)).status).toBe(200)
     expect((await setKyb(app, partner.apiKey, "PENDING")).status).toBe(200)
@@ -70,7 +72,7 @@ describe("caches", () => {
     const first = await startTestApp({ database: app.database!, config })
     const second = await startTestApp({ database: app.database!, config })
     try {
-      const partner = await first.newPartner()
+      const partner = await fixtures(first).partner()
       // Wait until the second process's listener is up (caches serve only then), and warm its cache.
       const deadline = Date.now() + 10_000
       let warm = 0

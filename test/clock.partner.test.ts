@@ -3,7 +3,8 @@ import { ServiceClock } from "../src/clock/ServiceClock.js"
 import { Jobs } from "../src/jobs/Jobs.js"
 import * as WebhooksRepo from "../src/webhooks/WebhooksRepo.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { customerBody, databaseKind, startTestApp, type TestApp } from "./support/TestApp.js"
+import { fixtures } from "./support/Fixtures.js"
+import { databaseKind, startTestApp, type TestApp } from "./support/TestApp.js"
 import { eventually, type Receiver, startReceiver } from "./support/WebhookReceiver.js"
 
 /**
@@ -12,6 +13,7 @@ import { eventually, type Receiver, startReceiver } from "./support/WebhookRecei
  * an advance answers only after the advancing partner's due work has run.
  */
 let app: TestApp
+const fx = fixtures(() => app)
 const receivers: Array<Receiver> = []
 
 beforeAll(async () => {
@@ -30,12 +32,9 @@ interface Customer {
 }
 
 const newCustomer = async (partner?: { apiKey: string; partnerId: string }): Promise<Customer> => {
-  const owner = partner ?? await app.newPartner()
-  const created = await app.request("POST", "/partner/v1/customers", { apiKey: owner.apiKey, body: customerBody({ country: "NG" }) })
-  expect(created.status).toBe(201)
-  const id = created.body.data.id as string
-  const tier1 = await app.request("POST", `/partner/v1/customers/${id}/kyc/tier1`, { apiKey: owner.apiKey, body: { bvn: "12345678901", nin: "10987654321" } })
-  expect(tier1.status).toBe(201)
+  const owner = partner ?? await fx.partner()
+  const { id } = await fx.customer(owner, { country: "NG" })
+  await fx.approveTier1(owner, id, { bvn: "12345678901", nin: "10987654321" })
   return { apiKey: owner.apiKey, partnerId: owner.partnerId, id, base: `/partner/v1/customers/${id}` }
 }
 
@@ -65,8 +64,8 @@ const setBank = async (apiKey: string, body: Record<string, unknown>) =>
 
 describe("a clock per partner", () => {
   it("an advance moves only the caller's clock; the reading names the partner's own offset", async () => {
-    const a = await app.newPartner()
-    const b = await app.newPartner()
+    const a = await fx.partner()
+    const b = await fx.partner()
     const [startA, startB] = [await clock(a.apiKey), await clock(b.apiKey)]
     expect(startA.partnerOffsetSeconds).toBe(0)
     expect(startB.partnerOffsetSeconds).toBe(0)
@@ -85,7 +84,7 @@ describe("a clock per partner", () => {
   })
 
   it("concurrent advances of one partner add up", async () => {
-    const a = await app.newPartner()
+    const a = await fx.partner()
     const replies = await Promise.all(Array.from({ length: 5 }, () => app.request("POST", "/sandbox/clock/advance", { apiKey: a.apiKey, body: { seconds: 60 } })))
     expect(replies.map((reply) => reply.status)).toEqual([200, 200, 200, 200, 200])
     expect((await clock(a.apiKey)).partnerOffsetSeconds).toBe(300)
@@ -160,15 +159,17 @@ describe("a clock per partner", () => {
 
   it("webhook retries: one partner's advance makes only its own retry due", async () => {
     const setup = async () => {
-      const partner = await app.newPartner()
+      const partner = await fx.partner()
       const target = await startReceiver(() => 500)
       receivers.push(target)
-      const put = await app.request("PUT", "/partner/v1/webhook", { apiKey: partner.apiKey, body: { url: target.url } })
-      expect(put.status).toBe(200)
-      const created = await app.request("POST", "/partner/v1/customers", { apiKey: partner.apiKey, body: customerBody() })
-      expect(created.status).toBe(201)
-      const events = await app.request("GET", `/sandbox/events?type=customer.registered&customerId=${created.body.data.id}`, { apiKey: partner.apiKey })
-      const eventId = events.body.data[0].id as string
+      await fx.setWebhook(partner, target.url)
+      const created = await fx.customer(partner)
+      const events = await app.request<{ data: Array<{ id: string }> }>(
+        "GET",
+        `/sandbox/events?type=customer.registered&customerId=${created.id}`,
+        { apiKey: partner.apiKey }
+      )
+      const eventId = events.body.data[0]!.id
       const attempts = () => target.received.filter((d) => d.eventId === eventId).length
       await eventually(async () => (attempts() >= 1 ? true : undefined), "the first attempt")
       await eventually(async () => {
@@ -214,13 +215,12 @@ describe("a clock per partner", () => {
     const target = await startReceiver(() => 500)
     receivers.push(target)
     try {
-      const partner = await own.newPartner()
-      expect((await own.request("PUT", "/partner/v1/webhook", { apiKey: partner.apiKey, body: { url: target.url } })).status).toBe(200)
-      expect((await own.request("POST", "/sandbox/clock/advance", { apiKey: partner.apiKey, body: { seconds: 86_400 } })).status).toBe(200)
-      expect((await own.request("PUT", "/sandbox/rails/bank", { apiKey: partner.apiKey, body: { mode: "manual" } })).status).toBe(200)
-      const created = await own.request("POST", "/partner/v1/customers", { apiKey: partner.apiKey, body: customerBody({ country: "NG" }) })
-      expect(created.status).toBe(201)
-      const customerId = created.body.data.id as string
+      const ownFx = fixtures(own)
+      const partner = await ownFx.partner()
+      await ownFx.setWebhook(partner, target.url)
+      await ownFx.advance(partner, 86_400)
+      await ownFx.setRail(partner, "bank", { mode: "manual" })
+      const { id: customerId } = await ownFx.customer(partner, { country: "NG" })
       expect((await own.request("POST", `/partner/v1/customers/${customerId}/funding/charge`, { apiKey: partner.apiKey, body: { amount: 100 } })).status).toBe(201)
       // The customer.registered delivery failed once: its retry is 30 s later on the partner's clock.
       await eventually(async () => {
@@ -249,8 +249,8 @@ describe("a clock per partner", () => {
     const first = await startTestApp({ database: app.database!, config })
     const second = await startTestApp({ database: app.database!, config })
     try {
-      const partner = await first.newPartner()
-      const other = await first.newPartner()
+      const partner = await fixtures(first).partner()
+      const other = await fixtures(first).partner()
       const advanced = await first.request("POST", "/sandbox/clock/advance", { apiKey: partner.apiKey, body: { seconds: 86_400 } })
       expect(advanced.status).toBe(200)
       const reading = await eventually(async () => {

@@ -1,3 +1,4 @@
+import type { CustomerId, PartnerId } from "../src/api/Ids.js"
 import { it } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { Cause, Data, Deferred, Effect, Exit, FastCheck as fc, Fiber, Option, PubSub, Queue } from "effect"
@@ -200,7 +201,7 @@ describe("group commit", () => {
           const seeds: Array<string> = []
           for (let c = 0; c < count; c++) {
             const customerId = customers[c]!
-            seeds.push(yield* actors.run(partnerId, customerId, () =>
+            seeds.push(yield* actors.run(partnerId as PartnerId, customerId as CustomerId, () =>
               Effect.gen(function*() {
                 const event = yield* record(customerId, { seed: c })
                 if (opening[c]! > 0n) yield* credit(customerId, opening[c]!, event.envelope.id, event.envelope.id)
@@ -276,12 +277,12 @@ describe("group commit", () => {
           // random commands behind it, then let go.
           const release = yield* Deferred.make<void>()
           const started = yield* Deferred.make<void>()
-          const gate = yield* Effect.fork(actors.run(partnerId, customers[0]!, () =>
+          const gate = yield* Effect.fork(actors.run(partnerId as PartnerId, customers[0]! as CustomerId, () =>
             Effect.zipRight(Deferred.succeed(started, undefined), Deferred.await(release))))
           yield* Deferred.await(started)
           const fibers: Array<Fiber.RuntimeFiber<Exit.Exit<unknown, unknown>>> = []
           for (const [index, cmd] of commands.entries()) {
-            fibers.push(yield* Effect.fork(Effect.exit(actors.run(partnerId, customers[cmd.customer]!, body(index, cmd)))))
+            fibers.push(yield* Effect.fork(Effect.exit(actors.run(partnerId as PartnerId, customers[cmd.customer]! as CustomerId, body(index, cmd)))))
           }
           yield* Effect.sleep("50 millis")
           yield* Deferred.succeed(release, undefined)

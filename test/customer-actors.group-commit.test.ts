@@ -1,3 +1,4 @@
+import type { CustomerId, PartnerId } from "../src/api/Ids.js"
 import { SqlClient } from "@effect/sql"
 import { Cause, Data, Deferred, Effect, Exit, Fiber, Option, PubSub, Queue } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -65,12 +66,12 @@ const batch = (owners: ReadonlyArray<{ readonly partnerId: string; readonly cust
     const gates: Array<Fiber.RuntimeFiber<void, unknown>> = []
     for (const owner of owners) {
       const started = yield* Deferred.make<void>()
-      gates.push(yield* Effect.fork(actors.run(owner.partnerId, owner.customerId, () =>
+      gates.push(yield* Effect.fork(actors.run(owner.partnerId as PartnerId, owner.customerId as CustomerId, () =>
         Effect.zipRight(Deferred.succeed(started, undefined), Deferred.await(release)))))
       yield* Deferred.await(started)
     }
     const fibers: Array<Fiber.RuntimeFiber<Exit.Exit<unknown, unknown>>> = []
-    for (const c of commands) fibers.push(yield* Effect.fork(Effect.exit(actors.run(c.partnerId, c.customerId, c.command))))
+    for (const c of commands) fibers.push(yield* Effect.fork(Effect.exit(actors.run(c.partnerId as PartnerId, c.customerId as CustomerId, c.command))))
     yield* Effect.sleep("50 millis")
     yield* Deferred.succeed(release, undefined)
     yield* Fiber.joinAll(gates)
@@ -202,11 +203,11 @@ describe("group commit: a requester that goes away", () => {
       const outbox = yield* Outbox
       const started = yield* Deferred.make<void>()
       const release = yield* Deferred.make<void>()
-      const gate = yield* Effect.fork(actors.run(partnerId, customerId, () =>
+      const gate = yield* Effect.fork(actors.run(partnerId as PartnerId, customerId as CustomerId, () =>
         Effect.zipRight(Deferred.succeed(started, undefined), Deferred.await(release))))
       yield* Deferred.await(started)
       const credit = (amount: bigint) =>
-        actors.run(partnerId, customerId, () =>
+        actors.run(partnerId as PartnerId, customerId as CustomerId, () =>
           Effect.gen(function*() {
             const event = yield* Effect.orDie(outbox.record({ partnerId, customerId, type: "test.group_commit", data: {} }))
             return yield* ledger.post({

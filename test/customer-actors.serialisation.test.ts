@@ -1,3 +1,4 @@
+import type { CustomerId, PartnerId } from "../src/api/Ids.js"
 import { Deferred, Effect, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Jobs } from "../src/jobs/Jobs.js"
@@ -23,7 +24,7 @@ beforeAll(async () => {
     const jobs = yield* Jobs
     const actors = yield* CustomerActors
     yield* jobs.register(touchJob, Schema.Struct({}), (_, job) =>
-      actors.run(job.partnerId, job.customerId ?? "", () => Effect.sync(() => log.push("job"))))
+      actors.run(job.partnerId as PartnerId, (job.customerId ?? "") as CustomerId, () => Effect.sync(() => log.push("job"))))
   }))
 })
 afterAll(() => app?.close())
@@ -42,7 +43,7 @@ describe("customer changes are serialised", () => {
     const started = new Promise<void>((resolve) => (markStarted = resolve))
     const release = await app.run(Deferred.make<void>())
     const request = app.run(Effect.flatMap(CustomerActors, (actors) =>
-      actors.run(partnerId, customerId, () =>
+      actors.run(partnerId as PartnerId, customerId as CustomerId, () =>
         Effect.gen(function*() {
           log.push("request:start")
           markStarted()

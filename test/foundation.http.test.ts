@@ -4,6 +4,7 @@ import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { requestIdOf } from "../src/http/Middleware.js"
 import { Partners } from "../src/partners/Partners.js"
+import { fixtures } from "./support/Fixtures.js"
 import { customerBody, startTestApp, type Reply, type TestApp } from "./support/TestApp.js"
 
 /**
@@ -12,12 +13,13 @@ import { customerBody, startTestApp, type Reply, type TestApp } from "./support/
  */
 
 let app: TestApp
+const fx = fixtures(() => app)
 let apiKey: string
 let partnerId: string
 
 beforeAll(async () => {
   app = await startTestApp()
-  ;({ apiKey, partnerId } = await app.newPartner())
+  ;({ apiKey, partnerId } = await fx.partner())
 })
 afterAll(() => app?.close())
 
@@ -268,7 +270,7 @@ describe("POST /partner/v1/customers", () => {
       expectError(reply, 409, "CUSTOMER_ALREADY_EXISTS", "/partner/v1/customers")
     }
     // another partner may register the same email
-    const other = await app.newPartner()
+    const other = await fx.partner()
     const reply = await createCustomer(other.apiKey, { email: email.toUpperCase() })
     expectSuccess(reply, 201)
   })
@@ -516,7 +518,7 @@ describe("MAX_JSON_BODY_BYTES", () => {
   let smallKey: string
   beforeAll(async () => {
     small = await startTestApp({ config: { maxJsonBodyBytes: 400 } })
-    smallKey = (await small.newPartner()).apiKey
+    smallKey = (await fixtures(small).partner()).apiKey
   })
   afterAll(() => small?.close())
 
@@ -560,7 +562,7 @@ describe("authentication", () => {
 
   for (const kybStatus of ["PENDING", "REJECTED"] as const) {
     it(`a ${kybStatus} partner gets 403 PARTNER_NOT_APPROVED on partner routes and writes nothing`, async () => {
-      const partner = await app.newPartner(kybStatus)
+      const partner = await fx.partner({ kybStatus })
       for (const [method, path] of [["GET", "/partner/v1/customers"], ["GET", "/partner/v1/countries"], ["GET", `/partner/v1/customers/${NodeCrypto.randomUUID()}`]]) {
         const reply = await app.request(method!, path!, { apiKey: partner.apiKey })
         expectError(reply, 403, "PARTNER_NOT_APPROVED", path!)
@@ -573,7 +575,7 @@ describe("authentication", () => {
   }
 
   it("approving KYB via POST /sandbox/partner/kyb opens the partner routes and emits partner.approved", async () => {
-    const partner = await app.newPartner("PENDING")
+    const partner = await fx.partner({ kybStatus: "PENDING" })
     expect((await app.request("GET", "/partner/v1/customers", { apiKey: partner.apiKey })).status).toBe(403)
     expect((await events(partner.apiKey, "?type=partner.approved")).body.data).toEqual([])
     const approved = await app.request("POST", "/sandbox/partner/kyb", { apiKey: partner.apiKey, body: { status: "APPROVED" } })
@@ -589,7 +591,7 @@ describe("authentication", () => {
   })
 
   it("rejecting KYB closes the routes again, emits partner.rejected and requires a reason", async () => {
-    const partner = await app.newPartner("APPROVED")
+    const partner = await fx.partner({ kybStatus: "APPROVED" })
     const noReason = await unchanged(() =>
       app.request("POST", "/sandbox/partner/kyb", { apiKey: partner.apiKey, body: { status: "REJECTED" } })
     )
@@ -615,7 +617,7 @@ describe("authentication", () => {
   })
 
   it("403 CUSTOMER_FORBIDDEN is identical for an unknown uuid, a malformed id and another partner's customer", async () => {
-    const other = await app.newPartner()
+    const other = await fx.partner()
     const foreign = await createCustomer(other.apiKey)
     expectSuccess(foreign, 201)
     const ids = [NodeCrypto.randomUUID(), "not-a-uuid", "123", foreign.body.data.id, "%20", "00000000-0000-0000-0000-00000000000g"]
@@ -635,7 +637,7 @@ describe("authentication", () => {
   })
 
   it("sandbox routes work for a PENDING partner", async () => {
-    const partner = await app.newPartner("PENDING")
+    const partner = await fx.partner({ kybStatus: "PENDING" })
     const view = await app.request("GET", "/sandbox/partner", { apiKey: partner.apiKey })
     expectSuccess(view, 200)
     expect(view.body.data).toMatchObject({ partnerId: partner.partnerId, kybStatus: "PENDING", kybReason: null })
@@ -655,7 +657,7 @@ describe("authentication", () => {
   })
 
   it("the api_keys table holds no plaintext key, only its SHA-256", async () => {
-    const partner = await app.newPartner()
+    const partner = await fx.partner()
     const rows = await app.query<Record<string, unknown>>(`SELECT * FROM api_keys WHERE partner_id = $1`, [partner.partnerId])
     expect(rows).toHaveLength(1)
     const row = rows[0]!
@@ -678,7 +680,7 @@ describe("pagination of GET /partner/v1/customers", () => {
   let ids: Array<string> // newest first
 
   beforeAll(async () => {
-    key = (await app.newPartner()).apiKey
+    key = (await fx.partner()).apiKey
     const created: Array<{ id: string; createdAt: string }> = []
     for (let batch = 0; batch < 10; batch++) {
       const replies = await Promise.all(Array.from({ length: 25 }, () => createCustomer(key)))
@@ -815,7 +817,7 @@ describe("pagination of GET /partner/v1/customers", () => {
   })
 
   it("a partner's listing never shows another partner's customers", async () => {
-    const other = await app.newPartner()
+    const other = await fx.partner()
     const mine = await createCustomer(other.apiKey)
     const reply = await list("?limit=100", other.apiKey)
     expect(reply.body.data.map((c: any) => c.id)).toEqual([mine.body.data.id])
@@ -926,7 +928,7 @@ describe("sandbox control API", () => {
   })
 
   it("GET /sandbox/events lists newest first, pages by cursor, and filters by customerId and type", async () => {
-    const partner = await app.newPartner()
+    const partner = await fx.partner()
     const created: Array<any> = []
     for (let i = 0; i < 3; i++) created.push((await createCustomer(partner.apiKey)).body.data)
     const all = await events(partner.apiKey, "")

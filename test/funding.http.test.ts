@@ -40,7 +40,7 @@ describe("virtual account", () => {
   })
 
   it("two first reads at once give one account; other countries use their format and collection bank", async () => {
-    const cases: Array<[string, RegExp, string, string]> = [
+    const cases: Array<["GH" | "KE" | "ZA" | "UG" | "US", RegExp, string, string]> = [
       ["GH", /^[1-9]\d{12}$/, "CalBank", "GHS"],
       ["KE", /^[1-9]\d{11}$/, "Equity Bank Kenya", "KES"],
       ["ZA", /^[1-9]\d{9}$/, "First National Bank", "ZAR"],

@@ -1,22 +1,19 @@
 import { expect } from "vitest"
+import type { CreateCustomer } from "../src/customers/Api.js"
 import { checkLedger } from "../src/ledger/LedgerCheck.js"
-import { customerBody, type TestApp } from "./support/TestApp.js"
+import { fixtures } from "./support/Fixtures.js"
+import type { TestApp } from "./support/TestApp.js"
 
-/** Shared steps of the funding suites. */
+/** Shared steps of the funding suites (partners, customers and Tier 1 from test/support/Fixtures.ts). */
 export const fundingSupport = (app: () => TestApp) => {
-  const newCustomer = async (country = "NG", apiKeyGiven?: string) => {
-    const partner = apiKeyGiven === undefined ? await app().newPartner() : { apiKey: apiKeyGiven, partnerId: "" }
-    const created = await app().request("POST", "/partner/v1/customers", { apiKey: partner.apiKey, body: customerBody({ country }) })
-    expect(created.status).toBe(201)
-    return { apiKey: partner.apiKey, partnerId: partner.partnerId, customerId: created.body.data.id as string }
+  const fx = fixtures(app)
+  const newCustomer = async (country: CreateCustomer["country"] = "NG", apiKeyGiven?: string) => {
+    const partner = apiKeyGiven === undefined ? await fx.partner() : { apiKey: apiKeyGiven, partnerId: "" }
+    const created = await fx.customer(partner, { country })
+    return { apiKey: partner.apiKey, partnerId: partner.partnerId, customerId: created.id }
   }
   const approveTier1 = async (apiKey: string, customerId: string) => {
-    const reply = await app().request("POST", `/partner/v1/customers/${customerId}/kyc/tier1`, {
-      apiKey,
-      body: { bvn: "12345678901", nin: "12345678902" }
-    })
-    expect([200, 201]).toContain(reply.status)
-    expect(reply.body.data.status).toBe("APPROVED")
+    await fx.approveTier1({ apiKey }, customerId, { bvn: "12345678901", nin: "12345678902" })
   }
   const balances = async (apiKey: string, customerId: string) =>
     (await app().request("GET", `/partner/v1/customers/${customerId}/balance`, { apiKey })).body.data as Array<{ currency: string; balance: number }>
@@ -36,7 +33,7 @@ export const fundingSupport = (app: () => TestApp) => {
     app().request("PUT", "/sandbox/rails/bank", { apiKey, body })
   const advance = (apiKey: string, seconds: number) =>
     app().request("POST", "/sandbox/clock/advance", { apiKey, body: { seconds } })
-  return { newCustomer, approveTier1, balances, balanceOf, transactions, events, expectLedgerClean, setBank, advance }
+  return { fx, newCustomer, approveTier1, balances, balanceOf, transactions, events, expectLedgerClean, setBank, advance }
 }
 
 /** Amounts that must be refused with 400 BAD_REQUEST naming `amount` (fiat with 2 decimals). */

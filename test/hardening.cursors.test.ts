@@ -1,23 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import type { CreateCustomer } from "../src/customers/Api.js"
+import { fixtures } from "./support/Fixtures.js"
 import { harness } from "./support/LedgerHarness.js"
-import { customerBody, startTestApp, type TestApp } from "./support/TestApp.js"
+import { startTestApp, type TestApp } from "./support/TestApp.js"
 
 /**
  * Hardening: a cursor is bound to the list instance that issued it — the list, the partner, the customer and
  * every filter. Used anywhere else it is 400 INVALID_CURSOR, never a page of some other list.
  */
 let app: TestApp
+const fx = fixtures(() => app)
 
 beforeAll(async () => {
   app = await startTestApp()
 })
 afterAll(() => app?.close())
 
-const newCustomer = async (apiKey: string, country = "NG") => {
-  const reply = await app.request("POST", "/partner/v1/customers", { apiKey, body: customerBody({ country }) })
-  expect(reply.status).toBe(201)
-  return reply.body.data.id as string
-}
+const newCustomer = async (apiKey: string, country: CreateCustomer["country"] = "NG") => (await fx.customer({ apiKey }, { country })).id
 
 const expectInvalidCursor = async (path: string, apiKey: string) => {
   const reply = await app.request("GET", path, { apiKey })

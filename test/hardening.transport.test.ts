@@ -1,7 +1,9 @@
 import * as Net from "node:net"
 import * as NodeHttp from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import type { CreateCustomer } from "../src/customers/Api.js"
 import { uploadReadLimits } from "../src/kyc/Http.js"
+import { fixtures } from "./support/Fixtures.js"
 import { multipart, samples } from "./support/KycHelpers.js"
 import { customerBody, startTestApp, type Reply, type TestApp } from "./support/TestApp.js"
 
@@ -11,11 +13,12 @@ import { customerBody, startTestApp, type Reply, type TestApp } from "./support/
  */
 
 let app: TestApp
+const fx = fixtures(() => app)
 let apiKey: string
 
 beforeAll(async () => {
   app = await startTestApp()
-  apiKey = (await app.newPartner()).apiKey
+  apiKey = (await fx.partner()).apiKey
 })
 afterAll(() => app?.close())
 
@@ -47,11 +50,7 @@ const unchanged = async <T>(send: () => Promise<T>): Promise<T> => {
   return result
 }
 
-const newCustomer = async (overrides: Record<string, unknown> = {}) => {
-  const reply = await app.request("POST", "/partner/v1/customers", { apiKey, body: customerBody(overrides) })
-  expect(reply.status, JSON.stringify(reply.body)).toBe(201)
-  return reply.body.data.id as string
-}
+const newCustomer = async (overrides: Partial<CreateCustomer> = {}) => (await fx.customer({ apiKey }, overrides)).id
 
 const uploadPath = (customerId: string) => `/partner/v1/customers/${customerId}/kyc/documents`
 
@@ -340,7 +339,7 @@ describe("NUL and control characters", () => {
     })
     // A whole pair, escaped or not, is text like any other.
     const pair = await app.request("POST", "/sandbox/partner/kyb", {
-      apiKey: (await app.newPartner()).apiKey,
+      apiKey: (await fx.partner()).apiKey,
       ...json(`{"status":"REJECTED","reason":"blurred \\ud83d\\ude00 photo 😀"}`)
     })
     expect(pair.status, JSON.stringify(pair.body)).toBe(200)
@@ -348,7 +347,7 @@ describe("NUL and control characters", () => {
   })
 
   it("tab and line breaks are allowed in free-text fields (a reason, a message)", async () => {
-    const partner = await app.newPartner()
+    const partner = await fx.partner()
     const reply = await app.request("POST", "/sandbox/partner/kyb", {
       apiKey: partner.apiKey,
       body: { status: "REJECTED", reason: "Line one\nLine two\tindented\r\n" }

@@ -2,17 +2,22 @@ import { Effect, Schema } from "effect"
 import * as NodeCrypto from "node:crypto"
 import * as NodeFs from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Partners } from "../src/partners/Partners.js"
+import { CustomerForbidden } from "../src/api/ApiError.js"
+import { International } from "../src/international/International.js"
+import { PayoutRailUnavailable } from "../src/rails/Errors.js"
 import { Corridor, corridors, findCorridor, type RecipientField } from "../src/reference/Corridors.js"
 import { supportedCountries } from "../src/reference/Countries.js"
 import { destinationGroupOfCountry, destinationGroups } from "../src/reference/Groups.js"
+import { asId, startServices, type ServiceHarness } from "./support/ServiceHarness.js"
 import { customerBody, startTestApp, type TestApp } from "./support/TestApp.js"
 
 /**
  * The global-send corridors (docs/international.md): the reference data itself (src/reference/Corridors.ts and
  * Groups.ts: consistency, every pattern against its documented example and against bad values, the examples' own
- * check digits), then `GET .../global-send/corridors` over real HTTP: the exact list, the China corridor's extra
- * fields, the customer check, and production's 503 without a payout adapter.
+ * check digits); the rules of the list at the service level (`International.corridors` over the services, no HTTP:
+ * the same list for every customer, the customer check, production's PayoutRailUnavailable without a payout adapter
+ * and a staging deployment's simulated list); then the contract of `GET .../global-send/corridors` over real HTTP
+ * on one server: the exact list in the envelope, the literal corridors, the one 403 body, authentication, 405.
  */
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -416,19 +421,6 @@ describe("GET .../global-send/corridors (sandbox)", () => {
     }
   })
 
-  it("is the same list for every customer of every partner, the customer's own domestic corridor included", async () => {
-    const first = (await app.request("GET", corridorsPath(customerId), { apiKey })).body.data
-    const kenyan = await newCustomer(app, apiKey, { country: "KE", phoneNumber: "+254712345678" })
-    const other = await app.newPartner()
-    const american = await newCustomer(app, other.apiKey, { country: "US", phoneNumber: "+12025550123" })
-    for (const [key, id] of [[apiKey, kenyan], [other.apiKey, american]] as const) {
-      const reply = await app.request("GET", corridorsPath(id), { apiKey: key })
-      expect(reply.status).toBe(200)
-      expect(reply.body.data).toEqual(first)
-    }
-    expect(first.map((c: Corridor) => c.corridor)).toEqual(expect.arrayContaining(["NG-NGN-bank", "KE-KES-mobile", "US-USD-bank"]))
-  })
-
   it("answers 403 CUSTOMER_FORBIDDEN, one body, for another partner's, an unknown and a malformed customer id", async () => {
     const other = await app.newPartner()
     const foreign = await newCustomer(app, other.apiKey)
@@ -462,28 +454,72 @@ describe("GET .../global-send/corridors (sandbox)", () => {
   })
 })
 
-/** Production has no sandbox partner route: a partner is created with the service. */
-const livePartner = async (on: TestApp) =>
-  (await on.run(Effect.flatMap(Partners, (partners) => partners.create({ name: "Live Partner", kybStatus: "APPROVED" })))).apiKey
+// ---------------------------------------------------------------------------------------------------------------
+// International.corridors (the services, no HTTP)
+// ---------------------------------------------------------------------------------------------------------------
 
-describe("GET .../global-send/corridors in production", () => {
-  let app: TestApp
-  let apiKey: string
+const corridorsOf = (on: ServiceHarness, partnerId: string, customerId: string) =>
+  on.attempt(partnerId, Effect.flatMap(International, (international) => international.corridors(asId(partnerId), asId(customerId))))
+
+describe("International.corridors (sandbox: the simulated payout partners)", () => {
+  let services: ServiceHarness
 
   beforeAll(async () => {
-    app = await startTestApp({ config: { mode: "production" } })
-    apiKey = await livePartner(app)
+    services = await startServices()
   })
-  afterAll(() => app?.close())
+  afterAll(() => services?.close())
 
-  it("answers 503 PAYOUT_RAIL_UNAVAILABLE without a payout adapter, and writes nothing", async () => {
-    const customerId = await newCustomer(app, apiKey)
-    const events = async () => app.query("SELECT type FROM events WHERE customer_id = $1 ORDER BY seq", [customerId])
+  it("is the same list for every customer of every partner, the customer's own domestic corridor included: the reference data", async () => {
+    const { partnerId } = await services.newPartner()
+    const nigerian = await services.newCustomer(partnerId)
+    const kenyan = await services.newCustomer(partnerId, { country: "KE", phoneNumber: "+254712345678" })
+    const other = await services.newPartner()
+    const american = await services.newCustomer(other.partnerId, { country: "US", phoneNumber: "+12025550123" })
+    for (const [partner, id] of [[partnerId, nigerian], [partnerId, kenyan], [other.partnerId, american]] as const) {
+      const outcome = await corridorsOf(services, partner, id)
+      expect(outcome).toEqual({ ok: true, value: corridors })
+    }
+    expect(corridors.map((c) => c.corridor)).toEqual(expect.arrayContaining(["NG-NGN-bank", "KE-KES-mobile", "US-USD-bank"]))
+  })
+
+  // Ids that are not canonical uuids never reach the service (the route's decoding answers them the same 403: the
+  // HTTP test below sends them); the service is asked about well-formed ids.
+  it("refuses another partner's and an unknown customer id with the one CustomerForbidden", async () => {
+    const { partnerId } = await services.newPartner()
+    const other = await services.newPartner()
+    const foreign = await services.newCustomer(other.partnerId)
+    const messages = new Set<string>()
+    for (const id of [foreign, NodeCrypto.randomUUID()]) {
+      const outcome = await corridorsOf(services, partnerId, id)
+      if (outcome.ok) throw new Error(`${id}: answered corridors`)
+      expect(outcome.error, id).toBeInstanceOf(CustomerForbidden)
+      expect({ id, code: outcome.code, status: (outcome.error as CustomerForbidden).statusCode }).toEqual({ id, code: "CUSTOMER_FORBIDDEN", status: 403 })
+      messages.add((outcome.error as CustomerForbidden).message)
+    }
+    expect(messages.size).toBe(1)
+    // The owner still reads it.
+    expect((await corridorsOf(services, other.partnerId, foreign)).ok).toBe(true)
+  })
+})
+
+describe("International.corridors in production", () => {
+  let services: ServiceHarness
+  let partnerId: string
+
+  beforeAll(async () => {
+    services = await startServices({ config: { mode: "production" } })
+    partnerId = (await services.newPartner()).partnerId
+  })
+  afterAll(() => services?.close())
+
+  it("fails with PayoutRailUnavailable (503 PAYOUT_RAIL_UNAVAILABLE) without a payout adapter, and writes nothing", async () => {
+    const customerId = await services.newCustomer(partnerId)
+    const events = async () => services.query("SELECT type FROM events WHERE customer_id = $1 ORDER BY seq", [customerId])
     const before = await events()
-    const reply = await app.request("GET", corridorsPath(customerId), { apiKey })
-    expect(reply.status).toBe(503)
-    expect(reply.body).toMatchObject({
-      success: false,
+    const outcome = await corridorsOf(services, partnerId, customerId)
+    if (outcome.ok) throw new Error("answered corridors in production")
+    expect(outcome.error).toBeInstanceOf(PayoutRailUnavailable)
+    expect(outcome.error).toMatchObject({
       statusCode: 503,
       code: "PAYOUT_RAIL_UNAVAILABLE",
       error: "PayoutRailUnavailable",
@@ -492,21 +528,22 @@ describe("GET .../global-send/corridors in production", () => {
     expect(await events()).toEqual(before)
   })
 
-  it("checks the customer first: another partner's or an unknown id is still 403 CUSTOMER_FORBIDDEN", async () => {
-    for (const id of [NodeCrypto.randomUUID(), "not-a-uuid"]) {
-      const reply = await app.request("GET", corridorsPath(id), { apiKey })
-      expect(reply.body).toEqual(forbidden)
+  it("checks the customer first: another partner's or an unknown id is still CustomerForbidden", async () => {
+    const other = await services.newPartner()
+    const foreign = await services.newCustomer(other.partnerId)
+    for (const id of [NodeCrypto.randomUUID(), foreign]) {
+      const outcome = await corridorsOf(services, partnerId, id)
+      expect(outcome.ok ? undefined : outcome.error, id).toBeInstanceOf(CustomerForbidden)
     }
   })
 
   it("a staging deployment that opts in (SIMULATED_RAILS=true) lists the simulated corridors", async () => {
-    const staging = await startTestApp({ config: { mode: "production", simulatedRails: true } })
+    const staging = await startServices({ config: { mode: "production", simulatedRails: true } })
     try {
-      const key = await livePartner(staging)
-      const id = await newCustomer(staging, key)
-      const reply = await staging.request("GET", corridorsPath(id), { apiKey: key })
-      expect(reply.status).toBe(200)
-      expect(reply.body.data.map((c: Corridor) => c.corridor)).toEqual(expectedKeys)
+      const { partnerId: live } = await staging.newPartner()
+      const id = await staging.newCustomer(live)
+      const outcome = await corridorsOf(staging, live, id)
+      expect(outcome.ok && outcome.value.map((c) => c.corridor)).toEqual(expectedKeys)
     } finally {
       await staging.close()
     }

@@ -3,6 +3,8 @@ import { checkLedger } from "../src/ledger/LedgerCheck.js"
 import { reasons } from "../simulators/payout/Enrolments.js"
 import { samples } from "./support/KycHelpers.js"
 import { internationalClient } from "./support/InternationalClient.js"
+import { KycDocumentNotFound, KycPreviousTierNotApproved, KycTierAwaitingDecision } from "../src/kyc/Api.js"
+import { internationalSteps, servicesOf, valueOf, type ServiceHarness } from "./support/ServiceHarness.js"
 import { startTestApp, type TestApp } from "./support/TestApp.js"
 
 /**
@@ -12,18 +14,36 @@ import { startTestApp, type TestApp } from "./support/TestApp.js"
  * the payout partners' decisions (auto with magic postal codes, by hand), re-send, reject, tier 3 in the
  * verification summary, re-verification items, pending operations. The service clock is frozen: decisions under the
  * auto rail arrive when a test advances it (the payout rail's default delay is 900 s).
+ *
+ * Moving to the service level (test/support/ServiceHarness.ts: `Enrolments`, `Kyc` called directly on the services of the file's one test app, no HTTP):
+ * eligibility, the international status, a second submission of a group awaiting its partner, a foreign document.
+ * The rest still runs over HTTP on the file's one server (the payout partners' sandbox controls, rates and
+ * operations are simulator routes the harness does not drive yet).
  */
 let app: TestApp
+let services: ServiceHarness
 
 beforeAll(async () => {
   app = await startTestApp()
+  services = servicesOf(app)
 })
 afterEach(async () => {
   expect((await app.run(checkLedger)).violations).toEqual([])
 })
 afterAll(() => app?.close())
 
-const { base, newPartner, upload, verifiedCustomer, address, tier3, status, group, control, advance, events, money, summary } = internationalClient(() => app)
+/** A partner on the services (no HTTP), with its steps. */
+const servicePartner = async () => {
+  const { partnerId } = await services.newPartner()
+  return {
+    partnerId,
+    ...internationalSteps(services, partnerId),
+    events: (customerId: string, type?: string) => services.events(partnerId, customerId, type),
+    money: (customerId: string) => services.money(customerId, "USDT")
+  }
+}
+
+const { base, newPartner, upload, verifiedCustomer, address, tier3, group, control, advance, events, money, summary } = internationalClient(() => app)
 
 const individual = (overrides: Record<string, unknown> = {}) => ({
   dateOfBirth: "1990-04-12",
@@ -32,28 +52,28 @@ const individual = (overrides: Record<string, unknown> = {}) => ({
 })
 
 describe("eligibility and the international status", () => {
-  it("needs Tier 2 approved: 400 KYC_PREVIOUS_TIER_NOT_APPROVED and nothing is written", async () => {
-    const p = await newPartner()
-    const id = await verifiedCustomer(p, { USDT: 10 }, false)
-    const before = await events(p, id)
-    const reply = await tier3(p, id, individual({ destinationCountry: "US" }))
-    expect(reply.status).toBe(400)
-    expect(reply.body.code).toBe("KYC_PREVIOUS_TIER_NOT_APPROVED")
-    expect(await events(p, id)).toEqual(before)
-    expect(await money(p, id, "USDT")).toEqual({ available: 10, held: 0 })
-    const view = await status(p, id)
+  it("needs Tier 2 approved: KycPreviousTierNotApproved and nothing is written", async () => {
+    const p = await servicePartner()
+    const id = await p.verifiedCustomer({ USDT: 10 }, false)
+    const before = await p.events(id)
+    const outcome = await p.tier3(id, individual({ destinationCountry: "US" }))
+    expect(outcome.ok ? undefined : outcome.error).toBeInstanceOf(KycPreviousTierNotApproved)
+    expect(outcome.ok ? undefined : outcome.code).toBe("KYC_PREVIOUS_TIER_NOT_APPROVED")
+    expect(await p.events(id)).toEqual(before)
+    expect(await p.money(id)).toEqual({ available: 10, held: 0 })
+    const view = await p.status(id)
     expect(view.eligible).toBe(false)
     expect(view.customerType).toBe("INDIVIDUAL")
-    expect(view.groups.map((g: any) => [g.key, g.status, g.action])).toEqual([
+    expect(view.groups.map((g) => [g.key, g.status, g.action])).toEqual([
       ["americas_europe", "NOT_STARTED", "COMPLETE_TIER2"],
       ["china", "NOT_STARTED", "COMPLETE_TIER2"]
     ])
   })
 
   it("lists both groups with countries, partner, fee and the deprecated top-level registrationFee", async () => {
-    const p = await newPartner()
-    const id = await verifiedCustomer(p)
-    const view = await status(p, id)
+    const p = await servicePartner()
+    const id = await p.verifiedCustomer()
+    const view = await p.status(id)
     expect(view.eligible).toBe(true)
     const [americas, china] = view.groups
     expect(americas).toEqual({
@@ -65,9 +85,22 @@ describe("eligibility and the international status", () => {
       action: "SUBMIT_TIER3",
       registrationFee: { amount: "3", currency: "USDT", paidBy: "CUSTOMER", paid: false, charged: null }
     })
-    expect(china.countries).toEqual(["CN"])
-    expect(view.registrationFee).toEqual(americas.registrationFee)
-    expect((await summary(p, id)).nextRequired).toEqual(["DATE_OF_BIRTH", "ADDRESS"])
+    expect(china!.countries).toEqual(["CN"])
+    expect(view.registrationFee).toEqual(americas!.registrationFee)
+    expect((await p.summary(id)).nextRequired).toEqual(["DATE_OF_BIRTH", "ADDRESS"])
+  })
+
+  it("the status over HTTP: the same view in the envelope", async () => {
+    const p = await newPartner()
+    const id = await verifiedCustomer(p)
+    const reply = await app.request("GET", `${base(id)}/global-send/international-status`, { apiKey: p.apiKey })
+    expect(reply.status).toBe(200)
+    expect(Object.keys(reply.body).sort()).toEqual(["data", "success"])
+    expect(reply.body.data).toMatchObject({ eligible: true, customerType: "INDIVIDUAL" })
+    expect(reply.body.data.groups.map((g: any) => [g.key, g.status, g.action])).toEqual([
+      ["americas_europe", "NOT_STARTED", "SUBMIT_TIER3"],
+      ["china", "NOT_STARTED", "SUBMIT_TIER3"]
+    ])
   })
 
   it("a foreign customer is 403 on every route", async () => {
@@ -219,13 +252,13 @@ describe("an individual enrolment and its fee", () => {
   })
 
   it("a group awaiting the partner cannot be submitted again", async () => {
-    const p = await newPartner()
-    const id = await verifiedCustomer(p, { USDT: 10 })
-    await tier3(p, id, individual({ destinationCountry: "US" }))
-    const again = await tier3(p, id, individual({ destinationCountry: "MX" }))
-    expect(again.status).toBe(400)
-    expect(again.body.code).toBe("KYC_TIER_AWAITING_DECISION")
-    expect(await money(p, id, "USDT")).toEqual({ available: 7, held: 3 })
+    const p = await servicePartner()
+    const id = await p.verifiedCustomer({ USDT: 10 })
+    valueOf(await p.tier3(id, individual({ destinationCountry: "US" })))
+    const again = await p.tier3(id, individual({ destinationCountry: "MX" }))
+    expect(again.ok ? undefined : again.error).toBeInstanceOf(KycTierAwaitingDecision)
+    expect(again.ok ? undefined : again.code).toBe("KYC_TIER_AWAITING_DECISION")
+    expect(await p.money(id)).toEqual({ available: 7, held: 3 })
   })
 
   it("the partner pays: nothing is reserved from the customer, and the fee is recorded as the partner's", async () => {
@@ -436,16 +469,17 @@ describe("tier 3 in the verification summary and re-verification", () => {
     expect(verification.nextRequired).toEqual([])
   })
 
-  it("a document url of another customer is 400 KYC_DOCUMENT_NOT_FOUND and nothing moves", async () => {
-    const p = await newPartner()
-    const id = await verifiedCustomer(p, { USDT: 3 })
-    const other = await verifiedCustomer(p, {}, false)
-    const foreign = await upload(p, other)
-    const reply = await tier3(p, id, individual({ destinationCountry: "US", addressProofUrl: foreign }))
-    expect(reply.status).toBe(400)
-    expect(reply.body.code).toBe("KYC_DOCUMENT_NOT_FOUND")
-    expect(reply.body.message).toMatch(/^addressProofUrl: /)
-    expect(await money(p, id, "USDT")).toEqual({ available: 3, held: 0 })
+  it("a document url of another customer is KycDocumentNotFound naming addressProofUrl, and nothing moves", async () => {
+    const p = await servicePartner()
+    const id = await p.verifiedCustomer({ USDT: 3 })
+    const other = await p.verifiedCustomer({}, false)
+    const foreign = await p.upload(other, samples.png())
+    const outcome = await p.tier3(id, individual({ destinationCountry: "US", addressProofUrl: foreign }))
+    if (outcome.ok) throw new Error("accepted another customer's document")
+    expect(outcome.error).toBeInstanceOf(KycDocumentNotFound)
+    expect(outcome.code).toBe("KYC_DOCUMENT_NOT_FOUND")
+    expect((outcome.error as KycDocumentNotFound).message).toMatch(/^addressProofUrl: /)
+    expect(await p.money(id)).toEqual({ available: 3, held: 0 })
   })
 
   it("individual schema and rule failures name the field", async () => {

@@ -1,19 +1,26 @@
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Partners } from "../src/partners/Partners.js"
+import { International } from "../src/international/International.js"
 import { destinationGroups } from "../src/reference/Groups.js"
+import { asId, servicesOf, startServices, type ServiceHarness } from "./support/ServiceHarness.js"
 import { startTestApp, type TestApp } from "./support/TestApp.js"
 
 /**
- * The partner's international verification fee setting (SPEC.md "Partner fee setting", docs/international.md):
- * `GET` and `PUT /partner/v1/fees/international-verification` over real HTTP. Stored per partner, default
- * `paysForCustomers: false`; the groups' fees are read from the groups. The service clock is frozen
- * (test/support/TestApp.ts), so `updatedAt` is the clock's reading and moves only when a test advances it.
+ * The partner's international verification fee setting (SPEC.md "Partner fee setting", docs/international.md).
+ * The rules (the default, the round trip, the service clock's `updatedAt`, per partner, concurrency, production)
+ * at the service level: `International.feeSetting` / `setFeeSetting` called directly, no HTTP
+ * (test/support/ServiceHarness.ts, over the services of the file's one test app; production's on services of
+ * their own). The contract of `GET` and `PUT /partner/v1/fees/international-verification`
+ * (the envelope, authentication, validation, 405) over real HTTP, on one server. Stored per partner, default
+ * `paysForCustomers: false`; the groups' fees are read from the groups. The service clock is frozen, so
+ * `updatedAt` is the clock's reading and moves only when a test advances it.
  */
 let app: TestApp
+let services: ServiceHarness
 
 beforeAll(async () => {
   app = await startTestApp()
+  services = servicesOf(app)
 })
 afterAll(() => app?.close())
 
@@ -30,7 +37,11 @@ const groups = [
   }
 ]
 
-const serviceNow = async (apiKey: string) => (await app.request("GET", "/sandbox/clock", { apiKey })).body.data.now as string
+/** The service's commands, on the partner's clock. */
+const feeSetting = (on: ServiceHarness, partnerId: string) =>
+  on.as(partnerId, Effect.flatMap(International, (international) => international.feeSetting(asId(partnerId))))
+const setFeeSetting = (on: ServiceHarness, partnerId: string, paysForCustomers: boolean) =>
+  on.as(partnerId, Effect.flatMap(International, (international) => international.setFeeSetting(asId(partnerId), paysForCustomers)))
 
 const read = async (apiKey: string) => {
   const reply = await app.request("GET", path, { apiKey })
@@ -41,15 +52,80 @@ const read = async (apiKey: string) => {
 
 const put = (apiKey: string, body: unknown) => app.request("PUT", path, { apiKey, body })
 
-describe("GET /fees/international-verification", () => {
+describe("the fee setting (International service)", () => {
   it("defaults to customers paying, with every group's fees and no updatedAt", async () => {
-    const { apiKey } = await app.newPartner()
-    expect(await read(apiKey)).toEqual({ paysForCustomers: false, paidBy: "CUSTOMER", groups, updatedAt: null })
+    const { partnerId } = await services.newPartner()
+    expect(await feeSetting(services, partnerId)).toEqual({ paysForCustomers: false, paidBy: "CUSTOMER", groups, updatedAt: null })
   })
 
   it("lists the groups' fees as the reference data holds them (read from the group)", async () => {
+    const { partnerId } = await services.newPartner()
+    expect((await feeSetting(services, partnerId)).groups).toEqual(destinationGroups.map((g) => ({ key: g.key, registrationFee: g.registrationFee })))
+  })
+
+  it("true then false round trip: paidBy follows, updatedAt is the service clock, a read answers the same", async () => {
+    const { partnerId } = await services.newPartner()
+    const at = await services.now(partnerId)
+    const on = await setFeeSetting(services, partnerId, true)
+    expect(on).toEqual({ paysForCustomers: true, paidBy: "PARTNER", groups, updatedAt: at })
+    expect(await feeSetting(services, partnerId)).toEqual(on)
+
+    const later = await services.advance(partnerId, 90)
+    expect(later.getTime() - at.getTime()).toBe(90_000)
+    const off = await setFeeSetting(services, partnerId, false)
+    expect(off).toEqual({ paysForCustomers: false, paidBy: "CUSTOMER", groups, updatedAt: later })
+    expect(await feeSetting(services, partnerId)).toEqual(off)
+  })
+
+  it("the same value again is accepted and answers the same setting", async () => {
+    const { partnerId } = await services.newPartner()
+    const first = await setFeeSetting(services, partnerId, true)
+    expect(await setFeeSetting(services, partnerId, true)).toEqual(first)
+  })
+
+  it("is per partner: another partner keeps its own setting (the default included)", async () => {
+    const a = await services.newPartner()
+    const b = await services.newPartner()
+    const c = await services.newPartner()
+    await setFeeSetting(services, a.partnerId, true)
+    await setFeeSetting(services, c.partnerId, false)
+    expect((await feeSetting(services, a.partnerId)).paysForCustomers).toBe(true)
+    expect(await feeSetting(services, b.partnerId)).toEqual({ paysForCustomers: false, paidBy: "CUSTOMER", groups, updatedAt: null })
+    expect((await feeSetting(services, c.partnerId)).paidBy).toBe("CUSTOMER")
+    // One row per partner that set it, none for b.
+    const rows = await services.query<{ partnerId: string; paysForCustomers: boolean }>(
+      "SELECT partner_id, pays_for_customers FROM international_fee_settings WHERE partner_id IN ($1, $2, $3) ORDER BY pays_for_customers DESC",
+      [a.partnerId, b.partnerId, c.partnerId]
+    )
+    expect(rows).toEqual([{ partnerId: a.partnerId, paysForCustomers: true }, { partnerId: c.partnerId, paysForCustomers: false }])
+  })
+
+  it("concurrent sets of one partner leave one row holding one of the values sent", async () => {
+    const { partnerId } = await services.newPartner()
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => setFeeSetting(services, partnerId, i % 2 === 0)))
+    expect(answers.map((a) => a.paidBy === (a.paysForCustomers ? "PARTNER" : "CUSTOMER"))).toEqual(Array(10).fill(true))
+    const rows = await services.query<{ paysForCustomers: boolean }>("SELECT pays_for_customers FROM international_fee_settings WHERE partner_id = $1", [partnerId])
+    expect(rows.length).toBe(1)
+    expect((await feeSetting(services, partnerId)).paysForCustomers).toBe(rows[0]!.paysForCustomers)
+  })
+
+  it("in production (no rail involved): reads and sets the fee setting without any rail adapter", async () => {
+    const production = await startServices({ config: { mode: "production" } })
+    try {
+      const { partnerId } = await production.newPartner()
+      expect(await feeSetting(production, partnerId)).toMatchObject({ paysForCustomers: false, updatedAt: null })
+      expect(await setFeeSetting(production, partnerId, true)).toMatchObject({ paysForCustomers: true, paidBy: "PARTNER", groups })
+      expect(await feeSetting(production, partnerId)).toMatchObject({ paysForCustomers: true, paidBy: "PARTNER" })
+    } finally {
+      await production.close()
+    }
+  })
+})
+
+describe("GET /fees/international-verification", () => {
+  it("answers the default setting in the envelope (updatedAt null)", async () => {
     const { apiKey } = await app.newPartner()
-    expect((await read(apiKey)).groups).toEqual(destinationGroups.map((g) => ({ key: g.key, registrationFee: g.registrationFee })))
+    expect(await read(apiKey)).toEqual({ paysForCustomers: false, paidBy: "CUSTOMER", groups, updatedAt: null })
   })
 
   it("needs an approved partner's key", async () => {
@@ -65,56 +141,13 @@ describe("GET /fees/international-verification", () => {
 })
 
 describe("PUT /fees/international-verification", () => {
-  it("true then false round trip: paidBy follows, updatedAt is the service clock, a read answers the same", async () => {
+  it("answers the setting in the envelope, updatedAt the service clock's reading as ISO text, and GET answers the same", async () => {
     const { apiKey } = await app.newPartner()
-    const at = await serviceNow(apiKey)
+    const at = (await app.request("GET", "/sandbox/clock", { apiKey })).body.data.now as string
     const on = await put(apiKey, { paysForCustomers: true })
     expect(on.status).toBe(200)
     expect(on.body).toEqual({ success: true, data: { paysForCustomers: true, paidBy: "PARTNER", groups, updatedAt: at } })
     expect(await read(apiKey)).toEqual(on.body.data)
-
-    const advanced = await app.request("POST", "/sandbox/clock/advance", { apiKey, body: { seconds: 90 } })
-    expect(advanced.status).toBe(200)
-    const later = await serviceNow(apiKey)
-    expect(Date.parse(later) - Date.parse(at)).toBe(90_000)
-    const off = await put(apiKey, { paysForCustomers: false })
-    expect(off.status).toBe(200)
-    expect(off.body.data).toEqual({ paysForCustomers: false, paidBy: "CUSTOMER", groups, updatedAt: later })
-    expect(await read(apiKey)).toEqual(off.body.data)
-  })
-
-  it("the same value again is accepted and answers the same setting", async () => {
-    const { apiKey } = await app.newPartner()
-    const first = await put(apiKey, { paysForCustomers: true })
-    const again = await put(apiKey, { paysForCustomers: true })
-    expect(again.status).toBe(200)
-    expect(again.body.data).toEqual(first.body.data)
-  })
-
-  it("is per partner: another partner keeps its own setting (the default included)", async () => {
-    const a = await app.newPartner()
-    const b = await app.newPartner()
-    const c = await app.newPartner()
-    expect((await put(a.apiKey, { paysForCustomers: true })).status).toBe(200)
-    expect((await put(c.apiKey, { paysForCustomers: false })).status).toBe(200)
-    expect((await read(a.apiKey)).paysForCustomers).toBe(true)
-    expect(await read(b.apiKey)).toEqual({ paysForCustomers: false, paidBy: "CUSTOMER", groups, updatedAt: null })
-    expect((await read(c.apiKey)).paidBy).toBe("CUSTOMER")
-    // One row per partner that set it, none for b.
-    const rows = await app.query<{ partnerId: string; paysForCustomers: boolean }>(
-      "SELECT partner_id, pays_for_customers FROM international_fee_settings WHERE partner_id IN ($1, $2, $3) ORDER BY pays_for_customers DESC",
-      [a.partnerId, b.partnerId, c.partnerId]
-    )
-    expect(rows).toEqual([{ partnerId: a.partnerId, paysForCustomers: true }, { partnerId: c.partnerId, paysForCustomers: false }])
-  })
-
-  it("concurrent PUTs of one partner leave one row holding one of the values sent", async () => {
-    const { apiKey, partnerId } = await app.newPartner()
-    const replies = await Promise.all(Array.from({ length: 10 }, (_, i) => put(apiKey, { paysForCustomers: i % 2 === 0 })))
-    expect(replies.map((r) => r.status)).toEqual(Array(10).fill(200))
-    const rows = await app.query<{ paysForCustomers: boolean }>("SELECT pays_for_customers FROM international_fee_settings WHERE partner_id = $1", [partnerId])
-    expect(rows.length).toBe(1)
-    expect((await read(apiKey)).paysForCustomers).toBe(rows[0]!.paysForCustomers)
   })
 
   it("ignores fields it does not list", async () => {
@@ -170,20 +203,5 @@ describe("PUT /fees/international-verification", () => {
     const reply = await app.request("POST", path, { apiKey, body: { paysForCustomers: true } })
     expect({ status: reply.status, code: reply.body.code }).toEqual({ status: 405, code: "METHOD_NOT_ALLOWED" })
     expect(reply.headers.get("allow")?.split(/,\s*/).sort()).toEqual(["GET", "PUT"])
-  })
-})
-
-describe("in production (no rail involved)", () => {
-  it("reads and sets the fee setting without any rail adapter", async () => {
-    const production = await startTestApp({ config: { mode: "production" } })
-    try {
-      const { apiKey } = await production.run(Effect.flatMap(Partners, (partners) => partners.create({ name: "Live", kybStatus: "APPROVED" })))
-      expect((await production.request("GET", path, { apiKey })).body.data).toMatchObject({ paysForCustomers: false, updatedAt: null })
-      const reply = await production.request("PUT", path, { apiKey, body: { paysForCustomers: true } })
-      expect(reply.status).toBe(200)
-      expect(reply.body.data).toMatchObject({ paysForCustomers: true, paidBy: "PARTNER", groups })
-    } finally {
-      await production.close()
-    }
   })
 })

@@ -6,6 +6,7 @@ import * as KycRepo from "../src/kyc/KycRepo.js"
 import { checkLedger } from "../src/ledger/LedgerCheck.js"
 import { Partners } from "../src/partners/Partners.js"
 import type { DestinationGroupKey } from "../src/reference/Groups.js"
+import { fixtures } from "./support/Fixtures.js"
 import { samples, multipart } from "./support/KycHelpers.js"
 import { harness } from "./support/LedgerHarness.js"
 import { customerBody, startTestApp, type TestApp } from "./support/TestApp.js"
@@ -21,6 +22,7 @@ import { customerBody, startTestApp, type TestApp } from "./support/TestApp.js"
  * and enrolment rows a live payout partner would have decided through the enrolments repository.
  */
 let app: TestApp
+const fx = fixtures(() => app)
 let apiKey: string
 let partnerId: string
 
@@ -37,11 +39,7 @@ afterEach(async () => {
 })
 afterAll(() => app?.close())
 
-const newCustomer = async () => {
-  const reply = await app.request("POST", "/partner/v1/customers", { apiKey, body: customerBody() })
-  expect(reply.status).toBe(201)
-  return reply.body.data.id as string
-}
+const newCustomer = async () => (await fx.customer({ apiKey })).id
 
 /** Tier 1 and Tier 2 APPROVED, as the live identity rail and a reviewer would have decided them. */
 const seedTier2Approved = (customerId: string) =>

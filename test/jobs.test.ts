@@ -2,9 +2,11 @@ import { Effect, Layer, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { Outbox, transaction } from "../src/events/Events.js"
 import { attemptsMax, batchMax, Jobs, layer as jobsLayer, retryDelaySeconds } from "../src/jobs/Jobs.js"
+import { fixtures } from "./support/Fixtures.js"
 import { startTestApp, type TestApp } from "./support/TestApp.js"
 
 let app: TestApp
+const fx = fixtures(() => app)
 let partnerId: string
 let apiKey: string
 const ran: Array<string> = []
@@ -14,7 +16,7 @@ const Payload = Schema.Struct({ label: Schema.String })
 
 beforeAll(async () => {
   app = await startTestApp()
-  ;({ partnerId, apiKey } = await app.newPartner())
+  ;({ partnerId, apiKey } = await fx.partner())
   await app.run(Effect.gen(function*() {
     const jobs = yield* Jobs
     const outbox = yield* Outbox
@@ -35,10 +37,7 @@ afterAll(() => app?.close())
 const schedule = (label: string, delaySeconds: number, kind = "test.record") =>
   app.run(Effect.flatMap(Jobs, (jobs) => jobs.schedule({ kind, partnerId, delaySeconds, payload: { label } })))
 
-const advance = async (seconds: number) => {
-  const reply = await app.request("POST", "/sandbox/clock/advance", { apiKey, body: { seconds } })
-  expect(reply.status).toBe(200)
-}
+const advance = (seconds: number) => fx.advance({ apiKey }, seconds)
 
 const jobRow = async (id: string) =>
   (await app.query<{ status: string; attempts: number; lastError: string | null }>(

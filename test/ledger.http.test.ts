@@ -1,17 +1,21 @@
+import type { CustomerId, PartnerId } from "../src/api/Ids.js"
 import { Deferred, Effect, Fiber } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import type { CreateCustomer } from "../src/customers/Api.js"
 import { CustomerActors } from "../src/ledger/CustomerActors.js"
+import { fixtures } from "./support/Fixtures.js"
 import { harness, ledgerReport } from "./support/LedgerHarness.js"
-import { customerBody, startTestApp, type TestApp } from "./support/TestApp.js"
+import { startTestApp, type TestApp } from "./support/TestApp.js"
 
 let app: TestApp
+const fx = fixtures(() => app)
 let apiKey: string
 let partnerId: string
 let h: ReturnType<typeof harness>
 
 beforeAll(async () => {
   app = await startTestApp({ config: { actorMailboxCapacity: 1, actorIdleMs: 100 } })
-  ;({ apiKey, partnerId } = await app.newPartner())
+  ;({ apiKey, partnerId } = await fx.partner())
   h = harness(app, partnerId)
 })
 afterAll(async () => {
@@ -19,11 +23,7 @@ afterAll(async () => {
   await app?.close()
 })
 
-const newCustomer = async (country = "NG") => {
-  const reply = await app.request<any>("POST", "/partner/v1/customers", { apiKey, body: customerBody({ country }) })
-  expect(reply.status).toBe(201)
-  return reply.body.data.id as string
-}
+const newCustomer = async (country: CreateCustomer["country"] = "NG") => (await fx.customer({ apiKey }, { country })).id
 
 describe("GET /customers/{id}/balance", () => {
   it("is a plain array that starts with the customer's fiat currency at 0", async () => {
@@ -142,12 +142,12 @@ describe("customer actors", () => {
       const actors = yield* CustomerActors
       const started = yield* Deferred.make<void>()
       const release = yield* Deferred.make<void>()
-      const first = yield* Effect.fork(actors.run(partnerId, customer, () =>
+      const first = yield* Effect.fork(actors.run(partnerId as PartnerId, customer as CustomerId, () =>
         Effect.zipRight(Deferred.succeed(started, undefined), Deferred.await(release))))
       yield* Deferred.await(started)
-      const second = yield* Effect.fork(actors.run(partnerId, customer, () => Effect.succeed("queued")))
+      const second = yield* Effect.fork(actors.run(partnerId as PartnerId, customer as CustomerId, () => Effect.succeed("queued")))
       yield* Effect.yieldNow()
-      const third = yield* Effect.either(actors.run(partnerId, customer, () => Effect.succeed("rejected")))
+      const third = yield* Effect.either(actors.run(partnerId as PartnerId, customer as CustomerId, () => Effect.succeed("rejected")))
       yield* Deferred.succeed(release, undefined)
       return { first: yield* Fiber.join(first), second: yield* Fiber.join(second), third }
     }))

@@ -1,3 +1,4 @@
+import type { CustomerId, PartnerId } from "../src/api/Ids.js"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -34,7 +35,7 @@ describe("the journal statement's plan", () => {
       const ledger = yield* Ledger.Ledger
       const sql = yield* SqlClient.SqlClient
       // One command: one transaction, so every statement below runs in one session.
-      return yield* actors.run(p.partnerId, customerId, () =>
+      return yield* actors.run(p.partnerId as PartnerId, customerId as CustomerId, () =>
         Effect.gen(function*() {
           for (let i = 0; i < 12; i++) {
             const event = yield* Effect.orDie(outbox.record({ partnerId: p.partnerId, customerId, type: "test.credit", data: { customerId, i } }))

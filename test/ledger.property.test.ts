@@ -2,8 +2,9 @@ import { it } from "@effect/vitest"
 import { Effect, FastCheck as fc } from "effect"
 import { afterAll, beforeAll, describe, expect } from "vitest"
 import type { Asset } from "../src/money/Money.js"
+import { fixtures } from "./support/Fixtures.js"
 import { conservation, harness, ledgerReport } from "./support/LedgerHarness.js"
-import { customerBody, databaseKind, startTestApp, type TestApp } from "./support/TestApp.js"
+import { databaseKind, startTestApp, type TestApp } from "./support/TestApp.js"
 
 /**
  * Property suites of the ledger core, on whichever database the run uses (PGlite by default, PostgreSQL with
@@ -13,6 +14,7 @@ import { customerBody, databaseKind, startTestApp, type TestApp } from "./suppor
 const runs = Number(process.env.LEDGER_PROPERTY_RUNS ?? (databaseKind() === "postgres" ? 60 : 100))
 
 let app: TestApp
+const fx = fixtures(() => app)
 let partnerId: string
 let apiKey: string
 let h: ReturnType<typeof harness>
@@ -20,7 +22,7 @@ let executedRuns = 0
 
 beforeAll(async () => {
   app = await startTestApp()
-  ;({ partnerId, apiKey } = await app.newPartner())
+  ;({ partnerId, apiKey } = await fx.partner())
   h = harness(app, partnerId)
 })
 afterAll(async () => {
@@ -29,11 +31,7 @@ afterAll(async () => {
   await app?.close()
 })
 
-const newCustomer = async () => {
-  const reply = await app.request<any>("POST", "/partner/v1/customers", { apiKey, body: customerBody() })
-  expect(reply.status).toBe(201)
-  return reply.body.data.id as string
-}
+const newCustomer = async () => (await fx.customer({ apiKey })).id
 
 const expectCleanLedger = async () => {
   const report = await ledgerReport(app)

@@ -1,9 +1,11 @@
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { railAdaptersOf } from "../src/App.js"
+import type { CreateCustomer } from "../src/customers/Api.js"
 import { Partners } from "../src/partners/Partners.js"
+import { fixtures } from "./support/Fixtures.js"
 import { harness } from "./support/LedgerHarness.js"
-import { customerBody, startTestApp, testConfig, type TestApp } from "./support/TestApp.js"
+import { startTestApp, testConfig, type TestApp } from "./support/TestApp.js"
 
 /**
  * Production never moves simulated money: with no live adapter (and no SIMULATED_RAILS opt-in), every route that
@@ -16,11 +18,8 @@ let partnerId: string
 const newPartner = async (on: TestApp) =>
   on.run(Effect.flatMap(Partners, (partners) => partners.create({ name: "Live Partner", kybStatus: "APPROVED" })))
 
-const newCustomer = async (on: TestApp, key: string, overrides: Record<string, unknown> = {}) => {
-  const reply = await on.request("POST", "/partner/v1/customers", { apiKey: key, body: customerBody(overrides) })
-  expect(reply.status).toBe(201)
-  return reply.body.data.id as string
-}
+const newCustomer = async (on: TestApp, key: string, overrides: Partial<CreateCustomer> = {}) =>
+  (await fixtures(on).customer({ apiKey: key }, overrides)).id
 
 /** Rows of every table a refused request could have written, and the partner's events. */
 const footprint = async (customerId: string) => ({

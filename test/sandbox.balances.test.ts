@@ -1,7 +1,9 @@
 import { PreparingClient } from "../src/db/Database.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import type { CreateCustomer } from "../src/customers/Api.js"
+import { fixtures, type Partner as FixturePartner, type RailPolicy } from "./support/Fixtures.js"
 import { harness, ledgerReport } from "./support/LedgerHarness.js"
-import { customerBody, startTestApp, type TestApp } from "./support/TestApp.js"
+import { startTestApp, type TestApp } from "./support/TestApp.js"
 
 /**
  * GET /api/v1/sandbox/balances: the partner's customers with available AND held per currency, over real HTTP.
@@ -9,6 +11,7 @@ import { customerBody, startTestApp, type TestApp } from "./support/TestApp.js"
  * statement per page" promise.
  */
 let app: TestApp
+const fx = fixtures(() => app)
 const statements: Array<string> = []
 let recording = false
 const original = PreparingClient.prototype.query
@@ -29,26 +32,16 @@ afterAll(async () => {
   await app?.close()
 })
 
-interface Partner {
-  readonly partnerId: string
-  readonly apiKey: string
+interface Partner extends FixturePartner {
   readonly h: ReturnType<typeof harness>
 }
 
-const partner = async (bank?: Record<string, unknown>): Promise<Partner> => {
-  const created = await app.newPartner()
-  if (bank !== undefined) {
-    const set = await app.request("PUT", "/sandbox/rails/bank", { apiKey: created.apiKey, body: bank })
-    expect(set.status).toBe(200)
-  }
+const partner = async (bank?: RailPolicy): Promise<Partner> => {
+  const created = await fx.partner(bank === undefined ? {} : { rails: { bank } })
   return { ...created, h: harness(app, created.partnerId) }
 }
 
-const newCustomer = async (p: Partner, overrides: Record<string, unknown> = {}) => {
-  const reply = await app.request<any>("POST", "/partner/v1/customers", { apiKey: p.apiKey, body: customerBody(overrides) })
-  expect(reply.status).toBe(201)
-  return reply.body.data as { id: string; firstName: string; lastName: string; email: string; country: string; createdAt: string }
-}
+const newCustomer = (p: Partner, overrides: Partial<CreateCustomer> = {}) => fx.customer(p, overrides)
 
 const balances = (p: Partner, query = "") => app.request<any>("GET", `/sandbox/balances${query}`, { apiKey: p.apiKey })
 
@@ -61,11 +54,7 @@ const itemOf = async (p: Partner, customerId: string) => {
 }
 
 const withdraw = async (p: Partner, customerId: string, amount: number) => {
-  const saved = await app.request("POST", `/partner/v1/customers/${customerId}/accounts`, {
-    apiKey: p.apiKey,
-    body: { bankCode: "058", accountNumber: "1234567896" }
-  })
-  expect(saved.status).toBe(201)
+  await fx.saveAccount(p, customerId, { bankCode: "058", accountNumber: "1234567896" })
   const reply = await app.request<any>("POST", `/partner/v1/customers/${customerId}/withdraw`, { apiKey: p.apiKey, body: { amount } })
   expect(reply.status).toBe(201)
   expect(reply.body.data.status).toBe("PROCESSING")
@@ -90,7 +79,7 @@ describe("GET /sandbox/balances", () => {
         email: customer.email,
         country: "KE",
         currency: "KES",
-        createdAt: customer.createdAt,
+        createdAt: customer.createdAt.toISOString(),
         balances: [{ currency: "KES", available: 0, held: 0 }]
       }],
       meta: { nextCursor: null }

@@ -77,11 +77,7 @@ const fundedCustomer = async () => {
   const chargeId = await pendingCharge(apiKey, customerId, 10_000)
   const paid = await postWithoutHeaders(`/sandbox/funding/charges/${chargeId}/pay`, apiKey)
   expect(paid.status).toBe(200)
-  const saved = await app.request("POST", `/partner/v1/customers/${customerId}/accounts`, {
-    apiKey,
-    body: { bankCode: "058", accountNumber: "1234567890" }
-  })
-  expect(saved.status).toBe(201)
+  await f.fx.saveAccount({ apiKey }, customerId, { bankCode: "058", accountNumber: "1234567890" })
   return { apiKey, customerId }
 }
 
@@ -133,7 +129,7 @@ describe("sandbox controls that need no input work with no body", () => {
 
 describe("sandbox controls with a required field still answer 400 naming it", () => {
   it("POST /sandbox/clock/advance with no body: 400 naming seconds, and the clock does not move", async () => {
-    const { apiKey } = await app.newPartner()
+    const { apiKey } = await f.fx.partner()
     const before = (await app.request("GET", "/sandbox/clock", { apiKey })).body.data
     for (const reply of await bodiless("/sandbox/clock/advance", apiKey)) {
       expect(reply.status).toBe(400)

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { fixtures, type Partner, type PartnerOptions } from "./support/Fixtures.js"
 import { kycClient } from "./support/KycHelpers.js"
 import { harness, ledgerReport } from "./support/LedgerHarness.js"
-import { customerBody, type Reply, startTestApp, type TestApp } from "./support/TestApp.js"
+import { type Reply, startTestApp, type TestApp } from "./support/TestApp.js"
 import { eventually, type Receiver, startReceiver } from "./support/WebhookReceiver.js"
 
 /**
@@ -10,6 +11,7 @@ import { eventually, type Receiver, startReceiver } from "./support/WebhookRecei
  * service clock: time moves only when a test advances it); every response is checked against the OpenAPI document.
  */
 let app: TestApp
+const fx = fixtures(() => app)
 const receivers: Array<Receiver> = []
 
 beforeAll(async () => {
@@ -20,11 +22,6 @@ afterAll(async () => {
   for (const receiver of receivers) await receiver.close()
   await app?.close()
 })
-
-interface Partner {
-  readonly partnerId: string
-  readonly apiKey: string
-}
 
 interface Operation {
   readonly id: string
@@ -48,26 +45,12 @@ interface Operation {
 
 const gtbAccount = "1234567896"
 
-const partner = async (rails: Record<string, Record<string, unknown>> = {}): Promise<Partner> => {
-  const created = await app.newPartner()
-  for (const [rail, policy] of Object.entries(rails)) {
-    expect((await app.request("PUT", `/sandbox/rails/${rail}`, { apiKey: created.apiKey, body: policy })).status).toBe(200)
-  }
-  return created
-}
+const partner = (rails: PartnerOptions["rails"] = {}): Promise<Partner> => fx.partner({ rails })
 
 const newCustomer = async (p: Partner, options: { funds?: bigint; account?: boolean } = {}) => {
-  const reply = await app.request("POST", "/partner/v1/customers", { apiKey: p.apiKey, body: customerBody() })
-  expect(reply.status).toBe(201)
-  const id = reply.body.data.id as string
+  const { id } = await fx.customer(p)
   if (options.funds !== undefined) expect((await harness(app, p.partnerId).credit(id, "NGN", options.funds)).ok).toBe(true)
-  if (options.account !== false) {
-    const saved = await app.request("POST", `/partner/v1/customers/${id}/accounts`, {
-      apiKey: p.apiKey,
-      body: { bankCode: "058", accountNumber: gtbAccount }
-    })
-    expect(saved.status).toBe(201)
-  }
+  if (options.account !== false) await fx.saveAccount(p, id, { bankCode: "058", accountNumber: gtbAccount })
   return id
 }
 
@@ -123,10 +106,7 @@ const jobRunAt = async (kind: string, field: string, value: string) => {
   return new Date(rows[0]!.at).toISOString()
 }
 
-const advance = async (p: Partner, seconds: number) => {
-  const reply = await app.request("POST", "/sandbox/clock/advance", { apiKey: p.apiKey, body: { seconds } })
-  expect(reply.status).toBe(200)
-}
+const advance = (p: Partner, seconds: number) => fx.advance(p, seconds)
 
 const expectError = (reply: Reply, status: number, code: string, message?: RegExp) => {
   expect(reply.status, JSON.stringify(reply.body)).toBe(status)

@@ -13,7 +13,8 @@ import {
 } from "../simulators/chain/Addresses.js"
 import { magicAddress } from "../simulators/chain/ChainSimulator.js"
 import { harness } from "./support/LedgerHarness.js"
-import { customerBody, startTestApp, type TestApp } from "./support/TestApp.js"
+import { fixtures, type Partner, type RailPolicy } from "./support/Fixtures.js"
+import { startTestApp, type TestApp } from "./support/TestApp.js"
 
 /**
  * Crypto sends over real HTTP (SPEC.md "Send network", "Send quote", "Send", "Crypto send", send.* events): networks,
@@ -21,6 +22,7 @@ import { customerBody, startTestApp, type TestApp } from "./support/TestApp.js"
  * reads, pending operations, and production without a chain adapter.
  */
 let app: TestApp
+const fx = fixtures(() => app)
 
 beforeAll(async () => {
   app = await startTestApp()
@@ -30,37 +32,14 @@ afterEach(async () => {
 })
 afterAll(() => app?.close())
 
-interface Partner {
-  readonly partnerId: string
-  readonly apiKey: string
-}
-
-const newPartner = async (chain?: Record<string, unknown>): Promise<Partner> => {
-  const created = await app.newPartner()
-  if (chain !== undefined) {
-    const set = await app.request("PUT", "/sandbox/rails/chain", { apiKey: created.apiKey, body: chain })
-    expect(set.status).toBe(200)
-  }
-  return created
-}
+const newPartner = (chain?: RailPolicy): Promise<Partner> => fx.partner(chain === undefined ? {} : { rails: { chain } })
 
 const base = (customerId: string) => `/partner/v1/customers/${customerId}`
 
-const deposit = async (p: Partner, customerId: string, asset: string, network: string, amount: number) => {
-  const reply = await app.request("POST", `/sandbox/customers/${customerId}/deposits`, {
-    apiKey: p.apiKey,
-    body: { asset, network, amount }
-  })
-  expect(reply.status).toBe(201)
-}
-
 /** A customer with the given stablecoin deposits (USDT arrives on TRON, USDC on POLYGON). */
 const newCustomer = async (p: Partner, funds: { USDT?: number; USDC?: number } = {}) => {
-  const reply = await app.request("POST", "/partner/v1/customers", { apiKey: p.apiKey, body: customerBody() })
-  expect(reply.status).toBe(201)
-  const id = reply.body.data.id as string
-  if (funds.USDT !== undefined) await deposit(p, id, "USDT", "TRON", funds.USDT)
-  if (funds.USDC !== undefined) await deposit(p, id, "USDC", "POLYGON", funds.USDC)
+  const { id } = await fx.customer(p)
+  await fx.fund(p, id, funds)
   return id
 }
 
@@ -79,10 +58,7 @@ const control = (p: Partner, customerId: string, reference: string, move: "confi
     ...(reason === undefined ? {} : { body: { reason } })
   })
 
-const advance = async (p: Partner, seconds: number) => {
-  const reply = await app.request("POST", "/sandbox/clock/advance", { apiKey: p.apiKey, body: { seconds } })
-  expect(reply.status).toBe(200)
-}
+const advance = (p: Partner, seconds: number) => fx.advance(p, seconds)
 
 /** Available (GET .../balance) and held (GET /sandbox/balances) of one asset, in major units. */
 const money = async (p: Partner, customerId: string, currency: string) => {
@@ -919,9 +895,7 @@ describe("production without a chain adapter", () => {
     try {
       const created = await prod.run(Effect.flatMap(Partners, (partners) => partners.create({ name: "Live Partner", kybStatus: "APPROVED" })))
       const apiKey = created.apiKey
-      const customer = await prod.request("POST", "/partner/v1/customers", { apiKey, body: customerBody() })
-      expect(customer.status).toBe(201)
-      const id = customer.body.data.id as string
+      const { id } = await fixtures(prod).customer({ apiKey })
       expect((await harness(prod, created.partner.id).credit(id, "USDT", 50_000_000n)).ok).toBe(true)
       const footprintOf = async () => ({
         balance: (await prod.request("GET", `${base(id)}/balance`, { apiKey })).body.data,

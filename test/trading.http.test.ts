@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import type { CreateCustomer } from "../src/customers/Api.js"
 import { checkLedger } from "../src/ledger/LedgerCheck.js"
-import { customerBody, startTestApp, type TestApp } from "./support/TestApp.js"
+import { fixtures, type PartnerKey } from "./support/Fixtures.js"
+import { startTestApp, type TestApp } from "./support/TestApp.js"
 
 /**
  * Trading over real HTTP (docs/trading.md): the indicative rate, buy and sell quotes with their exact rounding and
@@ -8,6 +10,7 @@ import { customerBody, startTestApp, type TestApp } from "./support/TestApp.js"
  * (test/support/TestApp.ts): quotes expire only when a test advances it.
  */
 let app: TestApp
+const fx = fixtures(() => app)
 
 beforeAll(async () => {
   app = await startTestApp()
@@ -25,42 +28,27 @@ interface Customer {
   readonly base: string
 }
 
-const newPartner = () => app.newPartner()
+const newPartner = () => fx.partner()
 
 /** A customer of `partner` (a new partner when omitted), Tier 1 approved, optionally funded. */
 const newCustomer = async (
-  options: { partner?: { apiKey: string; partnerId: string }; country?: string; fiat?: number; usdt?: number } = {}
+  options: { partner?: PartnerKey & { partnerId: string }; country?: CreateCustomer["country"]; fiat?: number; usdt?: number } = {}
 ): Promise<Customer> => {
   const partner = options.partner ?? await newPartner()
   const country = options.country ?? "NG"
-  const created = await app.request("POST", "/partner/v1/customers", { apiKey: partner.apiKey, body: customerBody({ country }) })
-  expect(created.status).toBe(201)
-  const id = created.body.data.id as string
+  const { id } = await fx.customer(partner, { country })
   const customer = { apiKey: partner.apiKey, partnerId: partner.partnerId, id, base: `/partner/v1/customers/${id}` }
-  if (country === "NG") {
-    const tier1 = await app.request("POST", `${customer.base}/kyc/tier1`, { apiKey: partner.apiKey, body: { bvn: "12345678901", nin: "10987654321" } })
-    expect(tier1.status).toBe(201)
-    expect(tier1.body.data.status).toBe("APPROVED")
-  }
+  if (country === "NG") await fx.approveTier1(partner, id, { bvn: "12345678901", nin: "10987654321" })
   if (options.fiat !== undefined) await creditFiat(customer, options.fiat)
   if (options.usdt !== undefined) await depositUsdt(customer, options.usdt)
   return customer
 }
 
-const creditFiat = async (c: Customer, amount: number) => {
-  const account = await app.request("GET", `${c.base}/virtual-account`, { apiKey: c.apiKey })
-  expect(account.status).toBe(200)
-  const reply = await app.request("POST", `/sandbox/customers/${c.id}/virtual-account/credit`, { apiKey: c.apiKey, body: { amount } })
-  expect(reply.status).toBe(201)
-}
+const creditFiat = (c: Customer, amount: number) => fx.fund(c, c.id, { NGN: amount })
 
 const depositUsdt = async (c: Customer, amount: number) => {
-  const reply = await app.request("POST", `/sandbox/customers/${c.id}/deposits`, {
-    apiKey: c.apiKey,
-    body: { asset: "USDT", network: "TRON", amount }
-  })
-  expect(reply.status).toBe(201)
-  expect(reply.body.data.status).toBe("CREDITED")
+  const deposit = await fx.deposit(c, c.id, { asset: "USDT", network: "TRON", amount })
+  expect(deposit.status).toBe("CREDITED")
 }
 
 const balances = async (c: Customer): Promise<Record<string, number>> => {
@@ -83,10 +71,7 @@ const events = async (c: Customer, type: string) => {
 
 const now = async (apiKey: string) => (await app.request("GET", "/sandbox/clock", { apiKey })).body.data.now as string
 
-const advance = async (apiKey: string, seconds: number) => {
-  const reply = await app.request("POST", "/sandbox/clock/advance", { apiKey, body: { seconds } })
-  expect(reply.status).toBe(200)
-}
+const advance = (apiKey: string, seconds: number) => fx.advance({ apiKey }, seconds)
 
 const setRates = async (apiKey: string, currency: string, body: Record<string, number>) => {
   const reply = await app.request("PUT", `/sandbox/rates/${currency}`, { apiKey, body })

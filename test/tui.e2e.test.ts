@@ -1,6 +1,7 @@
 import * as NodeNet from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { customerBody, startTestApp, type TestApp } from "./support/TestApp.js"
+import { fixtures, type Partner } from "./support/Fixtures.js"
+import { startTestApp, type TestApp } from "./support/TestApp.js"
 import { spawnTui, startTuiTerminal, tmuxVersion, type TuiRun, type TuiTerminal } from "./support/TuiTerminal.js"
 
 /**
@@ -11,6 +12,7 @@ import { spawnTui, startTuiTerminal, tmuxVersion, type TuiRun, type TuiTerminal 
  */
 
 let app: TestApp
+const fx = fixtures(() => app)
 let origin: string
 const terminals: Array<TuiTerminal> = []
 const runs: Array<TuiRun> = []
@@ -47,13 +49,9 @@ const api = async (method: string, path: string, apiKey: string | undefined, bod
   return parsed?.data
 }
 
-const newPartner = async (name: string): Promise<{ apiKey: string; name: string }> => {
-  const created = await api("POST", "/sandbox/partners", undefined, { name })
-  return { apiKey: created.apiKey, name: created.name }
-}
+const newPartner = async (name: string): Promise<Partner & { name: string }> => ({ ...await fx.partner({ name }), name })
 
-const newCustomer = async (apiKey: string): Promise<string> =>
-  (await api("POST", "/partner/v1/customers", apiKey, customerBody())).id
+const newCustomer = async (apiKey: string): Promise<string> => (await fx.customer({ apiKey })).id
 
 const track = (run: TuiRun) => {
   runs.push(run)
@@ -122,11 +120,10 @@ describe.skipIf(tmux === undefined)(`tui in a terminal (${tmux ?? "skipped: tmux
       await terminal.waitForScreen("customer.registered in the Events pane", (rows) =>
         coherent(rows) && eventRow(rows, "customer.registered", customerId))
 
-      await api("PUT", "/sandbox/rails/bank", apiKey, { mode: "manual" })
-      await api("POST", `/partner/v1/customers/${customerId}/kyc/tier1`, apiKey, { bvn: "12345678901", nin: "10987654321" })
-      await api("GET", `/partner/v1/customers/${customerId}/virtual-account`, apiKey)
-      await api("POST", `/sandbox/customers/${customerId}/virtual-account/credit`, apiKey, { amount: 5000 })
-      await api("POST", `/partner/v1/customers/${customerId}/accounts`, apiKey, { bankCode: "058", accountNumber: "1234567896" })
+      await fx.setRail(partner, "bank", { mode: "manual" })
+      await fx.approveTier1(partner, customerId, { bvn: "12345678901", nin: "10987654321" })
+      await fx.fund(partner, customerId, { NGN: 5000 })
+      await fx.saveAccount(partner, customerId, { bankCode: "058", accountNumber: "1234567896" })
       const withdrawal = await api("POST", `/partner/v1/customers/${customerId}/withdraw`, apiKey, { amount: 1500, reference: `tui-${short(customerId)}` })
       expect(withdrawal.status).toBe("PROCESSING")
       await terminal.waitForScreen("withdrawal.submitted in the Events pane", (rows) =>

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { verifySignature } from "../src/webhooks/verifySignature.js"
-import { customerBody, startTestApp, type TestApp } from "./support/TestApp.js"
+import { fixtures } from "./support/Fixtures.js"
+import { startTestApp, type TestApp } from "./support/TestApp.js"
 import { eventually, type Receiver, startReceiver } from "./support/WebhookReceiver.js"
 
 /**
@@ -9,6 +10,7 @@ import { eventually, type Receiver, startReceiver } from "./support/WebhookRecei
  * body and an id never change; every copy is correctly signed.
  */
 let app: TestApp
+const fx = fixtures(() => app)
 const receivers: Array<Receiver> = []
 
 beforeAll(async () => {
@@ -22,23 +24,24 @@ afterAll(async () => {
 const setup = async (chaos: Record<string, unknown>) => {
   const target = await startReceiver()
   receivers.push(target)
-  const { apiKey } = await app.newPartner()
-  const put = await app.request("PUT", "/partner/v1/webhook", { apiKey, body: { url: target.url } })
-  expect(put.status).toBe(200)
+  const { apiKey } = await fx.partner()
+  const { secret } = await fx.setWebhook({ apiKey }, target.url)
   const set = await app.request("PUT", "/sandbox/webhook/chaos", { apiKey, body: chaos })
   expect(set.status, JSON.stringify(set.body)).toBe(200)
-  return { apiKey, target, secret: put.body.data.secret as string }
+  return { apiKey, target, secret }
 }
 
 const customer = async (apiKey: string) => {
-  const created = await app.request("POST", "/partner/v1/customers", { apiKey, body: customerBody() })
-  expect(created.status).toBe(201)
-  const events = await app.request("GET", `/sandbox/events?type=customer.registered&customerId=${created.body.data.id}`, { apiKey })
-  return events.body.data[0] as { id: string; type: string; data: unknown }
+  const created = await fx.customer({ apiKey })
+  const events = await app.request<{ data: Array<{ id: string; type: string; data: unknown }> }>(
+    "GET",
+    `/sandbox/events?type=customer.registered&customerId=${created.id}`,
+    { apiKey }
+  )
+  return events.body.data[0]!
 }
 
-const advance = async (apiKey: string, seconds: number) =>
-  expect((await app.request("POST", "/sandbox/clock/advance", { apiKey, body: { seconds } })).status).toBe(200)
+const advance = (apiKey: string, seconds: number) => fx.advance({ apiKey }, seconds)
 
 const report = async (apiKey: string) => (await app.request("GET", "/sandbox/webhook/chaos/report", { apiKey })).body.data
 
@@ -46,7 +49,7 @@ const nonTest = (target: Receiver) => target.received.filter((d) => d.type !== "
 
 describe("webhook chaos", () => {
   it("validates its settings and needs a webhook URL", async () => {
-    const { apiKey } = await app.newPartner()
+    const { apiKey } = await fx.partner()
     const none = await app.request("PUT", "/sandbox/webhook/chaos", { apiKey, body: { duplicates: 1 } })
     expect(none.status).toBe(400)
     expect(none.body.code).toBe("WEBHOOK_URL_NOT_SET")

@@ -3,10 +3,12 @@ import * as NodeCrypto from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { verifySignature } from "../src/webhooks/verifySignature.js"
 import * as WebhooksRepo from "../src/webhooks/WebhooksRepo.js"
-import { customerBody, startTestApp, type TestApp } from "./support/TestApp.js"
+import { fixtures } from "./support/Fixtures.js"
+import { startTestApp, type TestApp } from "./support/TestApp.js"
 import { eventually, type Receiver, startReceiver } from "./support/WebhookReceiver.js"
 
 let app: TestApp
+const fx = fixtures(() => app)
 const receivers: Array<Receiver> = []
 
 beforeAll(async () => {
@@ -31,25 +33,24 @@ const delivery = async (apiKey: string, id: string) => {
 
 const clockNow = async (apiKey: string) => Date.parse((await app.request("GET", "/sandbox/clock", { apiKey })).body.data.now)
 
-const advance = async (apiKey: string, seconds: number) => {
-  const reply = await app.request("POST", "/sandbox/clock/advance", { apiKey, body: { seconds } })
-  expect(reply.status).toBe(200)
-}
+const advance = (apiKey: string, seconds: number) => fx.advance({ apiKey }, seconds)
 
 /** A partner with a URL set (the test event answered 200), and the id of a fresh customer.registered event. */
 const partnerWithUrl = async (target: Receiver) => {
-  const { apiKey, partnerId } = await app.newPartner()
-  const put = await app.request("PUT", "/partner/v1/webhook", { apiKey, body: { url: target.url } })
-  expect(put.status).toBe(200)
-  return { apiKey, partnerId, secret: put.body.data.secret as string }
+  const { apiKey, partnerId } = await fx.partner()
+  const { secret } = await fx.setWebhook({ apiKey }, target.url)
+  return { apiKey, partnerId, secret }
 }
 
 const registerCustomer = async (apiKey: string) => {
-  const created = await app.request("POST", "/partner/v1/customers", { apiKey, body: customerBody() })
-  expect(created.status).toBe(201)
-  const events = await app.request("GET", `/sandbox/events?type=customer.registered&customerId=${created.body.data.id}`, { apiKey })
+  const created = await fx.customer({ apiKey })
+  const events = await app.request<{ data: Array<{ id: string }> }>(
+    "GET",
+    `/sandbox/events?type=customer.registered&customerId=${created.id}`,
+    { apiKey }
+  )
   expect(events.body.data).toHaveLength(1)
-  return events.body.data[0].id as string
+  return events.body.data[0]!.id
 }
 
 const retryDelaysSeconds = [30, 120, 600, 1800, 7200, 21600, 43200]
@@ -187,7 +188,7 @@ describe("answer time-out", () => {
 
   it("cuts a receiver that does not answer and schedules the retry", async () => {
     const target = await receiver(() => "hang")
-    const { apiKey } = await short.newPartner()
+    const { apiKey } = await fixtures(short).partner()
     const put = await short.request("PUT", "/partner/v1/webhook", { apiKey, body: { url: target.url } })
     expect(put.status).toBe(200)
     expect(put.body.data.test).toEqual({ delivered: false, statusCode: null, error: "timed out after 500 ms" })
@@ -224,8 +225,8 @@ describe("claims", () => {
 
   it("concurrent claimers never take the same delivery; a claim takes at most a partner's share and skips full partners", async () => {
     const target = await receiver(() => 200)
-    const a = await fresh.newPartner()
-    const b = await fresh.newPartner()
+    const a = await fixtures(fresh).partner()
+    const b = await fixtures(fresh).partner()
     for (const partner of [a, b]) {
       expect((await fresh.request("PUT", "/partner/v1/webhook", { apiKey: partner.apiKey, body: { url: target.url } })).status).toBe(200)
     }
@@ -260,7 +261,7 @@ describe("claims", () => {
   })
   it("outcomes are recorded many per statement, each only while its lease is the claimer's", async () => {
     const target = await receiver(() => 200)
-    const c = await fresh.newPartner()
+    const c = await fixtures(fresh).partner()
     expect((await fresh.request("PUT", "/partner/v1/webhook", { apiKey: c.apiKey, body: { url: target.url } })).status).toBe(200)
     const now = Date.parse((await fresh.request("GET", "/sandbox/clock", { apiKey: c.apiKey })).body.data.now)
     const tomorrow = new Date(now + 86_400_000)
@@ -298,7 +299,7 @@ describe("claims", () => {
 
   it("a claim takes only a partner's free slots when some of its attempts are already in flight", async () => {
     const target = await receiver(() => 200)
-    const d = await fresh.newPartner()
+    const d = await fixtures(fresh).partner()
     expect((await fresh.request("PUT", "/partner/v1/webhook", { apiKey: d.apiKey, body: { url: target.url } })).status).toBe(200)
     const now = Date.parse((await fresh.request("GET", "/sandbox/clock", { apiKey: d.apiKey })).body.data.now)
     const tomorrow = new Date(now + 86_400_000)
@@ -321,7 +322,7 @@ describe("recovery", () => {
 
   it("sends a delivery whose lease a crashed process left behind", async () => {
     const target = await receiver(() => 200)
-    const { apiKey, partnerId } = await fresh.newPartner()
+    const { apiKey, partnerId } = await fixtures(fresh).partner()
     expect((await fresh.request("PUT", "/partner/v1/webhook", { apiKey, body: { url: target.url } })).status).toBe(200)
     const now = new Date((await fresh.request("GET", "/sandbox/clock", { apiKey })).body.data.now)
     const id = NodeCrypto.randomUUID()

@@ -1,20 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { customerBody, startTestApp, type TestApp } from "./support/TestApp.js"
+import type { CreateCustomer } from "../src/customers/Api.js"
+import { fixtures } from "./support/Fixtures.js"
+import { startTestApp, type TestApp } from "./support/TestApp.js"
 
 let app: TestApp
+const fx = fixtures(() => app)
 let apiKey: string
 
 beforeAll(async () => {
   app = await startTestApp()
-  ;({ apiKey } = await app.newPartner())
+  ;({ apiKey } = await fx.partner())
 })
 afterAll(() => app?.close())
 
-const newCustomer = async (country = "NG") => {
-  const reply = await app.request<any>("POST", "/partner/v1/customers", { apiKey, body: customerBody({ country }) })
-  expect(reply.status).toBe(201)
-  return reply.body.data.id as string
-}
+const newCustomer = async (country: CreateCustomer["country"] = "NG") => (await fx.customer({ apiKey }, { country })).id
 
 const gtb = "058"
 // Literal NUBANs with their CBN check digit for the bank (worked out by hand; test/simulators.vectors.test.ts

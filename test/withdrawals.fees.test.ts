@@ -1,4 +1,4 @@
-import { FastCheck as fc } from "effect"
+import { Effect, FastCheck as fc } from "effect"
 import { describe, expect, it } from "vitest"
 import { bps } from "../src/money/Money.js"
 import { defaultWithdrawalFees, minimumRequest, parseWithdrawalFees, splitWithdrawal, type WithdrawalFee } from "../src/withdrawals/Fees.js"
@@ -56,22 +56,33 @@ describe("WITHDRAWAL_FEES", () => {
 })
 
 describe("a configured fee table", () => {
-  it("is what quotes and withdrawals use", async () => {
-    const { startTestApp, customerBody } = await import("./support/TestApp.js")
+  it("is what quotes and withdrawals use (Withdrawals.quote over the services, no HTTP)", async () => {
+    const { asId, startServices } = await import("./support/ServiceHarness.js")
+    const { Customers } = await import("../src/customers/Customers.js")
+    const { Withdrawals } = await import("../src/withdrawals/Withdrawals.js")
+    const { WithdrawalBelowMinimum } = await import("../src/withdrawals/Api.js")
     const parsed = parseWithdrawalFees("NGN:100:0.00:50.00")
     if (!parsed.ok) throw new Error(parsed.message)
-    const app = await startTestApp({ config: { withdrawalFees: parsed.table } })
+    const services = await startServices({ config: { withdrawalFees: parsed.table } })
     try {
-      const { apiKey } = await app.newPartner()
-      const customer = await app.request("POST", "/partner/v1/customers", { apiKey, body: customerBody() })
-      const id = customer.body.data.id
-      const quote = await app.request("GET", `/partner/v1/customers/${id}/withdraw/quote?amount=1000`, { apiKey })
-      expect(quote.body.data).toEqual({ currency: "NGN", amount: 990, fee: 10, totalDebited: 1000, feeBps: 100, feeFlat: 0 })
-      const below = await app.request("GET", `/partner/v1/customers/${id}/withdraw/quote?amount=50.50`, { apiKey })
-      expect(below.body.code).toBe("WITHDRAWAL_BELOW_MINIMUM")
-      expect(below.body.message).toContain("smallest amount that works is NGN 50.51")
+      const { partnerId } = await services.newPartner()
+      const id = await services.newCustomer(partnerId)
+      const quote = (amount: number) =>
+        services.attempt(partnerId, Effect.gen(function*() {
+          const customer = yield* (yield* Customers).getOwned(asId(partnerId), asId(id))
+          return yield* (yield* Withdrawals).quote(customer, amount)
+        }))
+      expect(await quote(1000)).toEqual({ ok: true, value: { currency: "NGN", amount: 990, fee: 10, totalDebited: 1000, feeBps: 100, feeFlat: 0 } })
+      const below = await quote(50.50)
+      expect(below.ok).toBe(false)
+      if (below.ok) return
+      expect(below.error).toBeInstanceOf(WithdrawalBelowMinimum)
+      expect(below.code).toBe("WITHDRAWAL_BELOW_MINIMUM")
+      const error = below.error as InstanceType<typeof WithdrawalBelowMinimum>
+      expect(error.message).toContain("smallest amount that works is NGN 50.51")
+      expect(error.details).toEqual({ minimumAmount: 50.51, currency: "NGN" })
     } finally {
-      await app.close()
+      await services.close()
     }
   })
 })

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { fixtures, type Partner as FixturePartner, type RailPolicy } from "./support/Fixtures.js"
 import { harness, ledgerReport } from "./support/LedgerHarness.js"
-import { customerBody, startTestApp, type TestApp } from "./support/TestApp.js"
+import { startTestApp, type TestApp } from "./support/TestApp.js"
 
 let app: TestApp
+const fx = fixtures(() => app)
 
 beforeAll(async () => {
   app = await startTestApp()
@@ -12,18 +14,12 @@ afterAll(async () => {
   await app?.close()
 })
 
-interface Partner {
-  readonly partnerId: string
-  readonly apiKey: string
+interface Partner extends FixturePartner {
   readonly h: ReturnType<typeof harness>
 }
 
-const partner = async (bank?: Record<string, unknown>): Promise<Partner> => {
-  const created = await app.newPartner()
-  if (bank !== undefined) {
-    const set = await app.request("PUT", "/sandbox/rails/bank", { apiKey: created.apiKey, body: bank })
-    expect(set.status).toBe(200)
-  }
+const partner = async (bank?: RailPolicy): Promise<Partner> => {
+  const created = await fx.partner(bank === undefined ? {} : { rails: { bank } })
   return { ...created, h: harness(app, created.partnerId) }
 }
 
@@ -32,18 +28,18 @@ const gtb = "058"
 const gtbAccount = "1234567896"
 
 /** A customer with `funds` (minor units) of the country's currency and, unless `account` is null, a default account. */
-const customer = async (p: Partner, options: { country?: string; funds?: bigint; account?: string | null; bankCode?: string } = {}) => {
+const customer = async (
+  p: Partner,
+  options: { country?: "NG" | "GH" | "KE" | "ZA" | "UG" | "US"; funds?: bigint; account?: string | null; bankCode?: string } = {}
+) => {
   const country = options.country ?? "NG"
-  const reply = await app.request<any>("POST", "/partner/v1/customers", { apiKey: p.apiKey, body: customerBody({ country }) })
-  expect(reply.status).toBe(201)
-  const id = reply.body.data.id as string
-  const currency = { NG: "NGN", GH: "GHS", KE: "KES", ZA: "ZAR", UG: "UGX", US: "USD" }[country] as "NGN"
+  const { id } = await fx.customer(p, { country })
+  const currency = ({ NG: "NGN", GH: "GHS", KE: "KES", ZA: "ZAR", UG: "UGX", US: "USD" } as const)[country]
   if ((options.funds ?? 0n) > 0n) expect((await p.h.credit(id, currency, options.funds!)).ok).toBe(true)
   if (options.account !== null) {
     const bankCode = options.bankCode ?? gtb
     const accountNumber = options.account ?? gtbAccount
-    const saved = await app.request("POST", `/partner/v1/customers/${id}/accounts`, { apiKey: p.apiKey, body: { bankCode, accountNumber } })
-    expect(saved.status).toBe(201)
+    await fx.saveAccount(p, id, { bankCode, accountNumber })
   }
   return id
 }
@@ -60,10 +56,7 @@ const balances = async (p: Partner, customerId: string, currency = "NGN") => {
   return { available: row?.available ?? 0n, held: row?.held ?? 0n }
 }
 
-const advance = async (p: Partner, seconds: number) => {
-  const reply = await app.request("POST", "/sandbox/clock/advance", { apiKey: p.apiKey, body: { seconds } })
-  expect(reply.status).toBe(200)
-}
+const advance = (p: Partner, seconds: number) => fx.advance(p, seconds)
 
 const control = (p: Partner, id: string, move: "complete" | "fail" | "reverse", body?: unknown) =>
   app.request("POST", `/sandbox/withdrawals/${id}/${move}`, { apiKey: p.apiKey, ...(body === undefined ? {} : { body }) })
@@ -111,7 +104,7 @@ describe("GET /customers/{id}/withdraw/quote", () => {
 
   it("refuses under the minimum with the smallest amount that works: that amount works, one minor unit less does not", async () => {
     const p = await partner()
-    const expectations: Array<[string, string, string, number]> = [
+    const expectations: Array<["NG" | "GH" | "KE" | "ZA" | "UG" | "US", string, string, number]> = [
       ["NG", "110.56", "110.55", 100],
       ["GH", "11.12", "11.11", 10],
       ["KE", "116.17", "116.16", 100],

@@ -2,7 +2,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Api } from "../../src/Api.js"
 import { Customers } from "../../src/customers/Customers.js"
-import { CurrentPartner } from "../../src/api/Auth.js"
+import { withCustomer } from "../../src/api/Ids.js"
 import { Ids } from "../../src/ids/Ids.js"
 import { Sends } from "../../src/sends/Sends.js"
 import { randomTxHash } from "./ChainSimulator.js"
@@ -17,7 +17,7 @@ export const SandboxSendsHttp = HttpApiBuilder.group(Api, "sandboxSends", (handl
     const sends = yield* Sends
     const customers = yield* Customers
     const ids = yield* Ids
-    const owned = (customerId: string) => Effect.flatMap(CurrentPartner, (partner) => customers.getOwned(partner.id, customerId))
+    const owned = (customerId: string) => withCustomer(customerId, customers.getOwned)
     const hashFor = (customerId: string, reference: string) =>
       Effect.flatMap(owned(customerId), (customer) =>
         Effect.map(

@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer, Schema } from "effect"
 import { Api } from "../../src/Api.js"
-import { CurrentPartner } from "../../src/api/Auth.js"
+import { withCustomer } from "../../src/api/Ids.js"
 import { Enrolments } from "../../src/international/Enrolments.js"
 import { type JobDescription, Jobs } from "../../src/jobs/Jobs.js"
 import { type EnrolmentDecision, type EnrolmentRequest, PayoutEnrolments } from "../../src/rails/PayoutPartners.js"
@@ -164,7 +164,7 @@ export const SandboxInternationalHttp = HttpApiBuilder.group(Api, "sandboxIntern
   Effect.gen(function*() {
     const enrolments = yield* Enrolments
     const decide = (customerId: string, group: Parameters<typeof enrolments.decideGroup>[2], decision: EnrolmentDecision) =>
-      Effect.flatMap(CurrentPartner, (partner) => enrolments.decideGroup(partner.id, customerId, group, decision))
+      withCustomer(customerId, (partnerId, id) => enrolments.decideGroup(partnerId, id, group, decision))
     return handlers
       .handle("approve", ({ path }) => decide(path.customerId, path.group, { _tag: "Approved" }))
       .handle("review", ({ path }) => decide(path.customerId, path.group, { _tag: "Review" }))

@@ -3,7 +3,7 @@ import { Effect, Layer, Schema } from "effect"
 import { Api } from "../../src/Api.js"
 import { Customers } from "../../src/customers/Customers.js"
 import { GlobalSends } from "../../src/globalsend/GlobalSends.js"
-import { CurrentPartner } from "../../src/api/Auth.js"
+import { withCustomer } from "../../src/api/Ids.js"
 import { type JobDescription, Jobs } from "../../src/jobs/Jobs.js"
 import { toNumber } from "../../src/money/Money.js"
 import { type PayoutOutcome, type PayoutRequest, PayoutSubmissions } from "../../src/rails/PayoutPartners.js"
@@ -133,7 +133,7 @@ export const SandboxGlobalSendsHttp = HttpApiBuilder.group(Api, "sandboxGlobalSe
   Effect.gen(function*() {
     const globalSends = yield* GlobalSends
     const customers = yield* Customers
-    const owned = (customerId: string) => Effect.flatMap(CurrentPartner, (partner) => customers.getOwned(partner.id, customerId))
+    const owned = (customerId: string) => withCustomer(customerId, customers.getOwned)
     return handlers
       .handle("complete", ({ path }) =>
         Effect.flatMap(owned(path.customerId), (customer) => globalSends.settleByReference(customer, path.reference, { _tag: "Completed" })))

@@ -1,9 +1,10 @@
 import { HttpApiMiddleware, HttpApiSecurity } from "@effect/platform"
 import { Context, Schema } from "effect"
 import { PartnerNotApproved, Unauthorized } from "./ApiError.js"
+import type { PartnerId } from "./Ids.js"
 
 export interface Partner {
-  readonly id: string
+  readonly id: PartnerId
   readonly name: string
   readonly kybStatus: "PENDING" | "APPROVED" | "REJECTED"
   readonly kybReason: string | null

@@ -1,4 +1,5 @@
 import { Duration, Effect, Option } from "effect"
+import type { CustomerId, PartnerId } from "../api/Ids.js"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { Customers } from "../customers/Customers.js"
 import type { Customer } from "../customers/Customer.js"
@@ -129,7 +130,7 @@ export class BankAccounts extends Effect.Service<BankAccounts>()("BankAccounts",
         return toBankAccount(made.value)
       })
 
-    const save = Effect.fn("BankAccounts.save")(function*(partnerId: string, customerId: string, input: SaveAccountBody) {
+    const save = Effect.fn("BankAccounts.save")(function*(partnerId: PartnerId, customerId: CustomerId, input: SaveAccountBody) {
       // The enquiry runs before the command: a slow bank must not hold the customer's lock.
       const owner = yield* customers.getOwned(partnerId, customerId)
       const resolved = yield* resolve(owner.country, input.bankCode, input.accountNumber)
@@ -148,7 +149,7 @@ export class BankAccounts extends Effect.Service<BankAccounts>()("BankAccounts",
       return toBankAccount(row.value)
     })
 
-    const makeDefault = Effect.fn("BankAccounts.makeDefault")((partnerId: string, customerId: string, accountId: string) =>
+    const makeDefault = Effect.fn("BankAccounts.makeDefault")((partnerId: PartnerId, customerId: CustomerId, accountId: string) =>
       actors.run(partnerId, customerId, (customer) =>
         Effect.gen(function*() {
           if (!isUuid(accountId)) return yield* notFound()

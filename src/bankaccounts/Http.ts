@@ -2,22 +2,22 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
 import { Customers } from "../customers/Customers.js"
-import { CurrentPartner } from "../api/Auth.js"
+import { withCustomer } from "../api/Ids.js"
 import { BankAccounts } from "./BankAccounts.js"
 
 export const BankAccountsHttp = HttpApiBuilder.group(Api, "bankAccounts", (handlers) =>
   Effect.gen(function*() {
     const customers = yield* Customers
     const accounts = yield* BankAccounts
-    const owned = (customerId: string) => Effect.flatMap(CurrentPartner, (partner) => customers.getOwned(partner.id, customerId))
+    const owned = (customerId: string) => withCustomer(customerId, customers.getOwned)
     return handlers
       .handle("banks", ({ path, urlParams }) => Effect.zipRight(owned(path.customerId), accounts.banks(urlParams.country)))
       .handle("verifyAccount", ({ path, payload }) =>
         Effect.flatMap(owned(path.customerId), (customer) => accounts.verify(customer, payload)))
       .handle("save", ({ path, payload }) =>
-        Effect.flatMap(CurrentPartner, (partner) => accounts.save(partner.id, path.customerId, payload)))
+        withCustomer(path.customerId, (partnerId, customerId) => accounts.save(partnerId, customerId, payload)))
       .handle("list", ({ path }) => Effect.flatMap(owned(path.customerId), accounts.list))
       .handle("get", ({ path }) => Effect.flatMap(owned(path.customerId), (customer) => accounts.get(customer, path.accountId)))
       .handle("makeDefault", ({ path }) =>
-        Effect.flatMap(CurrentPartner, (partner) => accounts.makeDefault(partner.id, path.customerId, path.accountId)))
+        withCustomer(path.customerId, (partnerId, customerId) => accounts.makeDefault(partnerId, customerId, path.accountId)))
   }))

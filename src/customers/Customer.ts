@@ -1,4 +1,5 @@
 import { Data } from "effect"
+import type { CustomerId, PartnerId } from "../api/Ids.js"
 import type { CountryCode, FiatCurrency } from "../reference/Countries.js"
 
 /**
@@ -7,8 +8,8 @@ import type { CountryCode, FiatCurrency } from "../reference/Countries.js"
  * keyset cursor) and stays there. The API's view of a customer is `Customer` of ./Api.ts.
  */
 export interface Customer {
-  readonly id: string
-  readonly partnerId: string
+  readonly id: CustomerId
+  readonly partnerId: PartnerId
   readonly firstName: string
   readonly lastName: string
   readonly middleName: string | null

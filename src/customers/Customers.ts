@@ -5,7 +5,8 @@ import { EventBus, Outbox, transaction } from "../events/Events.js"
 import { CustomerForbidden } from "../api/ApiError.js"
 import type { Page } from "../api/Envelope.js"
 import { Cursors, paginate, type PageRequest } from "../api/Pagination.js"
-import { Ids, isUuid } from "../ids/Ids.js"
+import { CustomerId, type PartnerId } from "../api/Ids.js"
+import { Ids } from "../ids/Ids.js"
 import { fiatCurrencyOf } from "../reference/Countries.js"
 import { type CreateCustomer, Customer, CustomerAlreadyExists } from "./Api.js"
 import type { Customer as DomainCustomer } from "./Customer.js"
@@ -44,12 +45,12 @@ export class Customers extends Effect.Service<Customers>()("Customers", {
 
     const duplicate = new CustomerAlreadyExists({ message: "A customer with this email is already registered for this partner" })
 
-    const insertAndRecord = (partnerId: string, input: CreateCustomer) =>
+    const insertAndRecord = (partnerId: PartnerId, input: CreateCustomer) =>
       Effect.gen(function*() {
         if (yield* repo.emailTaken(partnerId, input.email)) return yield* duplicate
         const now = yield* clock.now
         const row = yield* repo.insert({
-          id: yield* ids.uuid,
+          id: CustomerId.make(yield* ids.uuid),
           partnerId,
           firstName: input.firstName,
           lastName: input.lastName,
@@ -80,7 +81,7 @@ export class Customers extends Effect.Service<Customers>()("Customers", {
 
     /** Registers a customer; an email already registered for this partner is CUSTOMER_ALREADY_EXISTS. */
     const create = Effect.fn("Customers.create")(
-      (partnerId: string, input: CreateCustomer) => transaction(insertAndRecord(partnerId, input)),
+      (partnerId: PartnerId, input: CreateCustomer) => transaction(insertAndRecord(partnerId, input)),
       // The repository's unique violation on (partner, email): a concurrent registration of the same email won.
       Effect.catchTag("DuplicateCustomerEmail", () => Effect.fail(duplicate)),
       // The transaction's own statements (BEGIN, COMMIT).
@@ -90,9 +91,8 @@ export class Customers extends Effect.Service<Customers>()("Customers", {
     )
 
     /** The partner's customer, or the one 403 that unknown, malformed and foreign ids all share. */
-    const getOwned = Effect.fn("Customers.getOwned")(function*(partnerId: string, customerId: string) {
-      if (!isUuid(customerId)) return yield* CustomerForbidden.standard()
-      const row = yield* repo.findOwned(partnerId, customerId.toLowerCase())
+    const getOwned = Effect.fn("Customers.getOwned")(function*(partnerId: PartnerId, customerId: CustomerId) {
+      const row = yield* repo.findOwned(partnerId, customerId)
       if (Option.isNone(row)) return yield* CustomerForbidden.standard()
       return row.value
     })

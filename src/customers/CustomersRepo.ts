@@ -1,14 +1,15 @@
 import { SqlClient, type SqlError, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { type Customer, DuplicateCustomerEmail } from "./Customer.js"
+import { CustomerId, PartnerId } from "../api/Ids.js"
 import { CountryCode, FiatCurrency } from "../reference/Countries.js"
 import { isSqlError, repository } from "../db/Rows.js"
 
 /** A row of `customers` as stored; `seq` orders the partner's list (keyset cursor). */
 export const CustomerRow = Schema.Struct({
-  id: Schema.String,
+  id: CustomerId,
   seq: Schema.BigInt,
-  partnerId: Schema.String,
+  partnerId: PartnerId,
   firstName: Schema.String,
   lastName: Schema.String,
   middleName: Schema.NullOr(Schema.String),
@@ -31,7 +32,7 @@ export const toCustomer = ({ seq: _seq, ...customer }: CustomerRow): Customer =>
 const isUniqueViolation = (error: SqlError.SqlError) =>
   typeof error.cause === "object" && error.cause !== null && (error.cause as { code?: unknown }).code === "23505"
 
-const Owned = Schema.Struct({ partnerId: Schema.String, id: Schema.String })
+const Owned = Schema.Struct({ partnerId: PartnerId, id: CustomerId })
 
 /**
  * Statements that may have changed a customer row, so far in this process: every `UPDATE customers` here counts
@@ -82,9 +83,9 @@ export const make = Effect.gen(function*() {
           () => Effect.fail(new DuplicateCustomerEmail())
         )
       ),
-    findOwned: (partnerId: string, id: string) => findOwned({ partnerId, id }).pipe(Effect.map(Option.map(toCustomer))),
+    findOwned: (partnerId: PartnerId, id: CustomerId) => findOwned({ partnerId, id }).pipe(Effect.map(Option.map(toCustomer))),
     /** Locks the customer row for the rest of the transaction: the per-customer serialisation point. */
-    lockOwned: (partnerId: string, id: string) => lockOwned({ partnerId, id }).pipe(Effect.map(Option.map(toCustomer))),
+    lockOwned: (partnerId: PartnerId, id: CustomerId) => lockOwned({ partnerId, id }).pipe(Effect.map(Option.map(toCustomer))),
     emailTaken: (partnerId: string, email: string) =>
       sql`SELECT 1 FROM customers WHERE partner_id = ${partnerId} AND lower(email) = lower(${email}) LIMIT 1`
         .pipe(Effect.map((rows) => rows.length > 0)),

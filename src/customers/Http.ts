@@ -2,6 +2,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
 import { CurrentPartner } from "../api/Auth.js"
+import { withCustomer } from "../api/Ids.js"
 import { supportedCountries } from "../reference/Countries.js"
 import { Customers, toCustomer } from "./Customers.js"
 
@@ -12,7 +13,7 @@ export const CustomersHttp = HttpApiBuilder.group(Api, "customers", (handlers) =
       .handle("create", ({ payload }) => Effect.flatMap(CurrentPartner, (partner) => customers.create(partner.id, payload)))
       .handle("list", ({ urlParams }) => Effect.flatMap(CurrentPartner, (partner) => customers.list(partner.id, urlParams)))
       .handle("get", ({ path }) =>
-        Effect.flatMap(CurrentPartner, (partner) => Effect.map(customers.getOwned(partner.id, path.customerId), toCustomer))
+        Effect.map(withCustomer(path.customerId, customers.getOwned), toCustomer)
       )
       .handle("countries", () => Effect.succeed(supportedCountries))
   }))

@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import type { CustomerId, PartnerId } from "../api/Ids.js"
 import { Effect, Option } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import type { Customer } from "../customers/Customer.js"
@@ -237,13 +238,18 @@ export class Deposits extends Effect.Service<Deposits>()("Deposits", {
      * The chain rail's entry point for a confirmed on-chain deposit to the customer's address (or an unsupported
      * one, `unsupported: true`): from the sandbox control, or a live custody provider's callback.
      */
-    const receive = Effect.fn("Deposits.receive")(function*(partnerId: string, customerId: string, input: ConfirmedDeposit) {
+    const check = Effect.fn("Deposits.check")(function*(input: ConfirmedDeposit) {
       const planned = yield* plan(input)
       if (!chain.isValidTxHash(planned.addressNetwork, input.txHash)) {
         return yield* new BadRequest({
           message: `txHash: a ${input.network} transaction hash is ${chain.txHashShape(planned.addressNetwork)}`
         })
       }
+      return planned
+    })
+
+    const receive = Effect.fn("Deposits.receive")(function*(partnerId: PartnerId, customerId: CustomerId, input: ConfirmedDeposit) {
+      const planned = yield* check(input)
       return yield* actors.run(partnerId, customerId, (customer) => record(partnerId, customer, input, planned))
     })
 
@@ -253,7 +259,7 @@ export class Deposits extends Effect.Service<Deposits>()("Deposits", {
         rows.some((row) => sameAddress(row.address, address)))
     )
 
-    return { addresses, receive, isOwnAddress } as const
+    return { addresses, check, receive, isOwnAddress } as const
   }),
   dependencies: [FundingRepo.FundingRepo.Default, Outbox.Default, Ledger.Ledger.Default, CustomerActors.Default]
 }) {}

@@ -1,9 +1,10 @@
 import { Effect, Option, Schema } from "effect"
+import { CustomerId, parseId, PartnerId, storedId } from "../api/Ids.js"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import type { Customer } from "../customers/Customer.js"
 import type { CreatedPageQuery } from "../db/Rows.js"
 import { Outbox } from "../events/Events.js"
-import { BadRequest } from "../api/ApiError.js"
+import { BadRequest, CustomerForbidden } from "../api/ApiError.js"
 import { Cursors, paginate, type PageRequest } from "../api/Pagination.js"
 import { Ids, isUuid } from "../ids/Ids.js"
 import { Jobs } from "../jobs/Jobs.js"
@@ -287,8 +288,8 @@ export class FundingCharges extends Effect.Service<FundingCharges>()("FundingCha
      * (`<PUBLIC_BASE_URL>/api/v1/sandbox/eft`); null when there is none (production).
      */
     const create = Effect.fn("FundingCharges.create")((
-      partnerId: string,
-      customerId: string,
+      partnerId: PartnerId,
+      customerId: CustomerId,
       input: { readonly amount: number; readonly reference?: string | undefined },
       eftBaseUrl: string | null
     ) =>
@@ -298,7 +299,7 @@ export class FundingCharges extends Effect.Service<FundingCharges>()("FundingCha
           const parsed = parseAmount(currency, input.amount)
           if (!parsed.ok) return yield* new BadRequest({ message: `amount: ${describeAmountProblem(parsed.problem, currency)}` })
           const reference = input.reference ?? (yield* idempotency.generate)
-          return yield* idempotency.once(
+          return yield* idempotency.answer(
             { partnerId, endpoint: chargeEndpoint, reference, customerId: customer.id },
             (id) => createNew(customer, id, reference, parsed.minor, eftBaseUrl),
             load
@@ -336,7 +337,7 @@ export class FundingCharges extends Effect.Service<FundingCharges>()("FundingCha
     const settle = Effect.fn("FundingCharges.settle")(
       function*(partnerId: string, chargeId: string, amount: number | undefined) {
         const found = yield* ownedByPartner(partnerId, chargeId)
-        const result = yield* actors.run(partnerId, found.customerId, () => payLocked(found.id, amount))
+        const result = yield* actors.run(storedId(PartnerId, found.partnerId), storedId(CustomerId, found.customerId), () => payLocked(found.id, amount))
         return result
       },
       Effect.catchTag("CustomerForbidden", Effect.die)
@@ -357,7 +358,7 @@ export class FundingCharges extends Effect.Service<FundingCharges>()("FundingCha
       function*(token: string, action: "authorize" | "cancel") {
         const found = yield* byToken(token)
         const partnerName = yield* partners.name(found.partnerId)
-        return yield* actors.run(found.partnerId, found.customerId, () => decideLocked(found.id, partnerName, action)).pipe(
+        return yield* actors.run(storedId(PartnerId, found.partnerId), storedId(CustomerId, found.customerId), () => decideLocked(found.id, partnerName, action)).pipe(
           // The credit would take the customer over the maximum balance: the command wrote nothing, the charge
           // stays PENDING and the page says why (without the customer's balance).
           Effect.catchTag("BalanceLimitExceeded", () =>
@@ -375,12 +376,17 @@ export class FundingCharges extends Effect.Service<FundingCharges>()("FundingCha
 
     /** Runs in the job's transaction; the command joins it after locking the customer (CustomerActors). */
     yield* jobs.register(expireJob, ChargeJob, ({ chargeId }, job) =>
-      actors.run(job.partnerId, job.customerId ?? "", () =>
-        Effect.gen(function*() {
-          const row = yield* repo.charge(chargeId)
-          if (Option.isNone(row) || row.value.status !== "PENDING") return
-          yield* close(row.value, "EXPIRED")
-        })), {
+      Option.match(parseId(CustomerId, job.customerId ?? ""), {
+        // A job without a (well-formed) customer: refused like a customer the partner does not own.
+        onNone: () => Effect.fail(CustomerForbidden.standard()),
+        onSome: (customerId) =>
+          actors.run(storedId(PartnerId, job.partnerId), customerId, () =>
+            Effect.gen(function*() {
+              const row = yield* repo.charge(chargeId)
+              if (Option.isNone(row) || row.value.status !== "PENDING") return
+              yield* close(row.value, "EXPIRED")
+            }))
+      }), {
       describe: ({ chargeId }) => ({ description: `funding charge ${chargeId} expires unless paid`, resourceId: chargeId })
     })
 

@@ -3,7 +3,8 @@ import { Effect } from "effect"
 import { Api } from "../Api.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { Customers } from "../customers/Customers.js"
-import { CurrentPartner } from "../api/Auth.js"
+import { withCustomer } from "../api/Ids.js"
+import { answered } from "../http/Replayed.js"
 import { publicBaseUrl } from "../http/PublicUrl.js"
 import { Deposits } from "./Deposits.js"
 import { FundingCharges } from "./FundingCharges.js"
@@ -22,13 +23,10 @@ export const FundingHttp = HttpApiBuilder.group(Api, "funding", (handlers) =>
     // Production has no EFT page (it is a sandbox route), so a production charge has no redirectUrl.
     const config = yield* AppConfig
     const eftBaseUrl = config.mode === "production" ? null : `${yield* publicBaseUrl}${eftPath}`
-    const owned = (customerId: string) => Effect.flatMap(CurrentPartner, (partner) => customers.getOwned(partner.id, customerId))
+    const owned = (customerId: string) => withCustomer(customerId, customers.getOwned)
     // A command checks ownership once, in the customer's actor.
     const createCharge = ({ path, payload }: { path: { customerId: string }; payload: { amount: number; reference?: string | undefined } }) =>
-      Effect.gen(function*() {
-        const partner = yield* CurrentPartner
-        return yield* charges.create(partner.id, path.customerId, payload, eftBaseUrl)
-      })
+      answered(withCustomer(path.customerId, (partnerId, customerId) => charges.create(partnerId, customerId, payload, eftBaseUrl)))
     return handlers
       .handle("virtualAccount", ({ path }) => Effect.flatMap(owned(path.customerId), accounts.getOrIssue))
       .handle("createCharge", createCharge)

@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import type { CustomerId, PartnerId } from "../api/Ids.js"
 import { Effect, Option } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import type { Customer } from "../customers/Customer.js"
@@ -107,8 +108,8 @@ export class VirtualAccounts extends Effect.Service<VirtualAccounts>()("VirtualA
      * control, or a live bank's callback.
      */
     const credit = Effect.fn("VirtualAccounts.credit")((
-      partnerId: string,
-      customerId: string,
+      partnerId: PartnerId,
+      customerId: CustomerId,
       input: { readonly amount: number; readonly narration?: string | undefined }
     ) =>
       actors.run(partnerId, customerId, (customer) =>

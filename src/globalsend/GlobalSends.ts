@@ -1,4 +1,5 @@
 import { type BigDecimal, Effect, Either, Option } from "effect"
+import { CustomerId, PartnerId, storedId } from "../api/Ids.js"
 import { Customers } from "../customers/Customers.js"
 import type { Customer } from "../customers/Customer.js"
 import type { CreatedPageQuery } from "../db/Rows.js"
@@ -11,7 +12,7 @@ import { checkDocumentUrl, notThisCustomersDocument } from "../kyc/DocumentField
 import { Documents } from "../kyc/Documents.js"
 import { CustomerActors } from "../ledger/CustomerActors.js"
 import type { CustomerBusy, InsufficientBalance, ReferenceInUse } from "../ledger/Errors.js"
-import { Idempotency } from "../ledger/Idempotency.js"
+import { type Answered, Idempotency } from "../ledger/Idempotency.js"
 import * as Ledger from "../ledger/Ledger.js"
 import { Enrolments } from "../international/Enrolments.js"
 import type { BankRailUnavailable, ExchangeRailUnavailable, PayoutRailUnavailable } from "../rails/Errors.js"
@@ -137,12 +138,12 @@ export class GlobalSends extends Effect.Service<GlobalSends>()("GlobalSends", {
       })
 
     /** The send created in the customer's command, once per reference. */
-    const createOnce = (partnerId: string, customerId: string, body: GlobalSendBody, prepared: Prepared) =>
+    const createOnce = (partnerId: PartnerId, customerId: CustomerId, body: GlobalSendBody, prepared: Prepared) =>
       actors.run(partnerId, customerId, (customer) =>
         Effect.gen(function*() {
           const { account, beneficiary, corridor, prices } = prepared
           const reference = body.reference ?? (yield* idempotency.generate)
-          return yield* idempotency.once(
+          return yield* idempotency.answer(
             { partnerId, endpoint: idempotencyEndpoint, reference, customerId: customer.id },
             (id): Effect.Effect<GlobalSend, InitiateError> =>
               Option.isSome(account)
@@ -152,7 +153,7 @@ export class GlobalSends extends Effect.Service<GlobalSends>()("GlobalSends", {
           )
         }))
 
-    const initiate = Effect.fn("GlobalSends.initiate")(function*(partnerId: string, customerId: string, body: GlobalSendBody) {
+    const initiate = Effect.fn("GlobalSends.initiate")(function*(partnerId: PartnerId, customerId: CustomerId, body: GlobalSendBody) {
       const owned = yield* customers.getOwned(partnerId, customerId)
       if (body.reference === "." || body.reference === "..") {
         return yield* new BadRequest({ message: "reference: \".\" and \"..\" cannot name a global send (they are dot segments in its URL)" })
@@ -160,12 +161,12 @@ export class GlobalSends extends Effect.Service<GlobalSends>()("GlobalSends", {
       // A repeated reference answers the original whatever it carries: look it up before any check or rail call.
       if (body.reference !== undefined) {
         const existing = yield* repo.byReference(owned.id, body.reference)
-        if (Option.isSome(existing)) return toGlobalSend(existing.value)
+        if (Option.isSome(existing)) return { value: toGlobalSend(existing.value), replayed: true } as Answered<GlobalSend>
       }
       return yield* createOnce(partnerId, owned.id, body, yield* prepare(partnerId, owned, body))
     })
 
-    const settleLocked = (partnerId: string, customerId: string, id: string, outcome: PayoutOutcome) =>
+    const settleLocked = (partnerId: PartnerId, customerId: CustomerId, id: string, outcome: PayoutOutcome) =>
       actors.run(partnerId, customerId, () =>
         Effect.gen(function*() {
           const row = yield* repo.lock(id)
@@ -180,7 +181,7 @@ export class GlobalSends extends Effect.Service<GlobalSends>()("GlobalSends", {
       if (!isUuid(sendId) || !isUuid(partnerId)) return yield* GlobalSendNotFound.standard()
       const found = yield* repo.forPartner(partnerId, sendId.toLowerCase())
       if (Option.isNone(found)) return yield* GlobalSendNotFound.standard()
-      return yield* settleLocked(partnerId, found.value.customerId, found.value.id, outcome)
+      return yield* settleLocked(storedId(PartnerId, partnerId), storedId(CustomerId, found.value.customerId), found.value.id, outcome)
     })
 
     /** The same for a sandbox control naming the send by its (owned) customer and reference. */

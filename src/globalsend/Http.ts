@@ -2,16 +2,17 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
 import { Customers } from "../customers/Customers.js"
-import { CurrentPartner } from "../api/Auth.js"
+import { withCustomer } from "../api/Ids.js"
+import { answered } from "../http/Replayed.js"
 import { GlobalSends } from "./GlobalSends.js"
 
 export const GlobalSendHttp = HttpApiBuilder.group(Api, "globalSend", (handlers) =>
   Effect.gen(function*() {
     const customers = yield* Customers
     const globalSends = yield* GlobalSends
-    const owned = (customerId: string) => Effect.flatMap(CurrentPartner, (partner) => customers.getOwned(partner.id, customerId))
+    const owned = (customerId: string) => withCustomer(customerId, customers.getOwned)
     const initiate = (customerId: string, payload: Parameters<typeof globalSends.initiate>[2]) =>
-      Effect.flatMap(CurrentPartner, (partner) => globalSends.initiate(partner.id, customerId, payload))
+      answered(withCustomer(customerId, (partnerId, id) => globalSends.initiate(partnerId, id, payload)))
     return handlers
       // Both paths share one idempotency scope: a reference used on either answers the original on both.
       .handle("initiate", ({ path, payload }) => initiate(path.customerId, payload))

@@ -47,7 +47,5 @@ export const layerSeeded = (seed: string) =>
     })
   })
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
-/** Whether a path or body value has the shape of an id: anything else is answered like an unknown id. */
-export const isUuid = (value: string): boolean => uuidPattern.test(value)
+/** Whether a value has the shape of an id (the branded id Schemas of src/api/Ids.ts parse ids at the edge). */
+export { isUuid } from "../api/Ids.js"

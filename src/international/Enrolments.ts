@@ -1,4 +1,5 @@
 import { Effect, Option } from "effect"
+import { CustomerId, PartnerId, storedId } from "../api/Ids.js"
 import { Customers } from "../customers/Customers.js"
 import type { CreatedPageQuery } from "../db/Rows.js"
 import { BadRequest, type CustomerForbidden } from "../api/ApiError.js"
@@ -66,7 +67,7 @@ export class Enrolments extends Effect.Service<Enrolments>()("Enrolments", {
     const decisions = yield* EnrolmentDecisions.make(store)
 
     /** A Tier 3 submission: sent per destination group to its payout partner (src/international/SubmitTier3.ts). */
-    const submitTier3 = Effect.fn("Enrolments.submitTier3")(function*(partnerId: string, customerId: string, body: Tier3Body) {
+    const submitTier3 = Effect.fn("Enrolments.submitTier3")(function*(partnerId: PartnerId, customerId: CustomerId, body: Tier3Body) {
       const owned = yield* customers.getOwned(partnerId, customerId)
       // Outside the transaction: the live rate, in case USDT does not cover a fee (no network under the lock).
       const prices = yield* exchange.prices(partnerId, owned.currency).pipe(Effect.option)
@@ -74,18 +75,18 @@ export class Enrolments extends Effect.Service<Enrolments>()("Enrolments", {
     })
 
     /** The customer's status in every destination group. */
-    const status = Effect.fn("Enrolments.status")((partnerId: string, customerId: string) =>
+    const status = Effect.fn("Enrolments.status")((partnerId: PartnerId, customerId: CustomerId) =>
       Effect.flatMap(customers.getOwned(partnerId, customerId), store.currentStatus)
     )
 
     /** Sends a REJECTED or NEEDS_ATTENTION group's newest Tier 3 content to its payout partner again. */
-    const resend = Effect.fn("Enrolments.resend")((partnerId: string, customerId: string, group: DestinationGroupKey) =>
+    const resend = Effect.fn("Enrolments.resend")((partnerId: PartnerId, customerId: CustomerId, group: DestinationGroupKey) =>
       actors.run(partnerId, customerId, (customer) => decisions.resend(customer, group))
     )
 
     /** Marks a group NEEDS_ATTENTION with the partner's reason (a send not answered yet is withdrawn). */
     const reject = Effect.fn("Enrolments.reject")(
-      (partnerId: string, customerId: string, group: DestinationGroupKey, reason: string) =>
+      (partnerId: PartnerId, customerId: CustomerId, group: DestinationGroupKey, reason: string) =>
         actors.run(partnerId, customerId, (customer) => decisions.reject(customer, group, reason))
     )
 
@@ -99,7 +100,7 @@ export class Enrolments extends Effect.Service<Enrolments>()("Enrolments", {
         if (!isUuid(enrolmentId)) return yield* new BadRequest({ message: "enrolmentId: must be a uuid" })
         const found = yield* repo.forPartner(partnerId, enrolmentId.toLowerCase())
         if (Option.isNone(found)) return yield* new BadRequest({ message: "enrolmentId: no enrolment with this id" })
-        yield* actors.run(partnerId, found.value.customerId, (customer) =>
+        yield* actors.run(storedId(PartnerId, found.value.partnerId), storedId(CustomerId, found.value.customerId), (customer) =>
           Effect.gen(function*() {
             const rows = yield* repo.ofCustomer(customer.id)
             const row = rows.find((candidate) => candidate.id === found.value.id)
@@ -112,7 +113,7 @@ export class Enrolments extends Effect.Service<Enrolments>()("Enrolments", {
 
     /** The same by hand (sandbox control): the customer's enrolment in `group`, whatever its attempt. */
     const decideGroup = Effect.fn("Enrolments.decideGroup")(
-      (partnerId: string, customerId: string, group: DestinationGroupKey, decision: EnrolmentDecision) =>
+      (partnerId: PartnerId, customerId: CustomerId, group: DestinationGroupKey, decision: EnrolmentDecision) =>
         actors.run(partnerId, customerId, (customer) =>
           Effect.gen(function*() {
             const row = yield* store.rowOfGroup(customer.id, group)

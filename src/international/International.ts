@@ -1,4 +1,5 @@
 import { Effect, Option } from "effect"
+import type { CustomerId, PartnerId } from "../api/Ids.js"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { Customers } from "../customers/Customers.js"
 import { PayoutPartners } from "../rails/PayoutPartners.js"
@@ -29,7 +30,7 @@ export class International extends Effect.Service<International>()("Internationa
     const clock = yield* ServiceClock
 
     /** The corridors for one of the partner's customers (403 for any other id), as the payout partners serve them. */
-    const corridors = Effect.fn("International.corridors")((partnerId: string, customerId: string) =>
+    const corridors = Effect.fn("International.corridors")((partnerId: PartnerId, customerId: CustomerId) =>
       Effect.zipRight(customers.getOwned(partnerId, customerId), payoutPartners.corridors(partnerId))
     )
 

@@ -1,4 +1,5 @@
 import { Effect, Option } from "effect"
+import type { CustomerId, DocumentId, PartnerId } from "../api/Ids.js"
 import * as Crypto from "node:crypto"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { Customers } from "../customers/Customers.js"
@@ -20,6 +21,9 @@ const signatures: ReadonlyArray<{ readonly contentType: DocumentContentType; rea
   { contentType: "image/png", magic: [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a] },
   { contentType: "application/pdf", magic: [0x25, 0x50, 0x44, 0x46, 0x2d] } // "%PDF-"
 ]
+
+/** No such document for this customer (unknown, malformed, or another customer's). */
+export const documentMissing = () => new NotFound({ message: "No such document for this customer" })
 
 export const sniffContentType = (bytes: Uint8Array): DocumentContentType | undefined =>
   signatures.find(({ magic }) => bytes.length >= magic.length && magic.every((byte, i) => bytes[i] === byte))?.contentType
@@ -52,7 +56,7 @@ export class Documents extends Effect.Service<Documents>()("KycDocuments", {
 
     /** Stores an upload of the partner's customer: not empty, at most 5 MB, a JPEG, PNG or PDF by its first bytes. */
     const upload = Effect.fn("KycDocuments.upload")(
-      function*(partnerId: string, customerId: string, input: { readonly bytes: Uint8Array; readonly type: DocumentType }) {
+      function*(partnerId: PartnerId, customerId: CustomerId, input: { readonly bytes: Uint8Array; readonly type: DocumentType }) {
         const customer = yield* customers.getOwned(partnerId, customerId)
         if (input.bytes.length === 0) return yield* new BadRequest({ message: "file: is empty" })
         if (input.bytes.length > documentBytesMax) {
@@ -77,12 +81,10 @@ export class Documents extends Effect.Service<Documents>()("KycDocuments", {
     )
 
     /** A document of the partner's customer with its content (404 for an unknown or malformed id). */
-    const read = Effect.fn("KycDocuments.read")(function*(partnerId: string, customerId: string, documentId: string) {
+    const read = Effect.fn("KycDocuments.read")(function*(partnerId: PartnerId, customerId: CustomerId, documentId: DocumentId) {
       const customer = yield* customers.getOwned(partnerId, customerId)
-      const missing = new NotFound({ message: "No such document for this customer" })
-      if (!isUuid(documentId)) return yield* missing
-      const found = yield* repo.documentContent(customer.id, documentId.toLowerCase())
-      if (Option.isNone(found)) return yield* missing
+      const found = yield* repo.documentContent(customer.id, documentId)
+      if (Option.isNone(found)) return yield* documentMissing()
       const { content, ...row } = found.value
       if (content.length !== row.sizeBytes) {
         return yield* Effect.die(new Error(`document ${row.id}: stored ${content.length} bytes, expected ${row.sizeBytes}`))

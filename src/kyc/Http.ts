@@ -1,14 +1,16 @@
 import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, Either, Schema } from "effect"
+import { Effect, Either, Option, Schema } from "effect"
 import { Api } from "../Api.js"
-import { BadRequest } from "../api/ApiError.js"
+import { BadRequest, CustomerForbidden } from "../api/ApiError.js"
 import { CurrentPartner } from "../api/Auth.js"
+import { CustomerId, DocumentId, parseId, withCustomer } from "../api/Ids.js"
 import { publicBaseUrl } from "../http/PublicUrl.js"
 import { type MultipartFile, type MultipartForm, readMultipart } from "../http/MultipartBody.js"
 import { documentBytesMax, DocumentTooLarge, DocumentType, documentTypes, uploadBodyBytesMax } from "./Api.js"
 import { documentUrlOf } from "./DocumentFields.js"
-import { Documents, type StoredDocument } from "./Documents.js"
+import { documentMissing, Documents, type StoredDocument } from "./Documents.js"
 import { Kyc } from "./Kyc.js"
+import { Customers } from "../customers/Customers.js"
 
 const tooLarge = () => new DocumentTooLarge({ message: `file: must be at most ${documentBytesMax} bytes (5 MB)` })
 
@@ -83,20 +85,20 @@ export const KycHttp = HttpApiBuilder.group(Api, "kyc", (handlers) =>
   Effect.gen(function*() {
     const kyc = yield* Kyc
     const documents = yield* Documents
+    const customers = yield* Customers
     const baseUrl = yield* publicBaseUrl
     return handlers
       .handle("tier1", ({ path, payload }) =>
-        Effect.flatMap(CurrentPartner, (partner) => kyc.submitTier1(partner.id, path.customerId, payload)))
+        withCustomer(path.customerId, (partnerId, customerId) => kyc.submitTier1(partnerId, customerId, payload)))
       .handle("tier2", ({ path, payload }) =>
-        Effect.flatMap(CurrentPartner, (partner) => kyc.submitTier2(partner.id, path.customerId, payload)))
-      .handle("records", ({ path }) => Effect.flatMap(CurrentPartner, (partner) => kyc.records(partner.id, path.customerId)))
+        withCustomer(path.customerId, (partnerId, customerId) => kyc.submitTier2(partnerId, customerId, payload)))
+      .handle("records", ({ path }) => withCustomer(path.customerId, kyc.records))
       .handle("verification", ({ path }) =>
-        Effect.flatMap(CurrentPartner, (partner) => kyc.summary(partner.id, path.customerId)))
+        withCustomer(path.customerId, kyc.summary))
       .handle("reverification", ({ path }) =>
-        Effect.flatMap(CurrentPartner, (partner) => kyc.reverification(partner.id, path.customerId)))
+        withCustomer(path.customerId, kyc.reverification))
       .handle("uploadDocument", ({ path, request }) =>
         Effect.gen(function*() {
-          const partner = yield* CurrentPartner
           const declaredBytes = Number(request.headers["content-length"] ?? "0")
           if (declaredBytes > uploadBodyBytesMax) {
             yield* closeConnection
@@ -113,16 +115,20 @@ export const KycHttp = HttpApiBuilder.group(Api, "kyc", (handlers) =>
           if (typeof type !== "string" && type._tag === "None") {
             return yield* new BadRequest({ message: `type: must be one of ${documentTypes.join(", ")}` })
           }
-          const stored = yield* documents.upload(partner.id, path.customerId, {
+          const stored = yield* withCustomer(path.customerId, (partnerId, customerId) => documents.upload(partnerId, customerId, {
             bytes: file.right.bytes,
             type: typeof type === "string" ? type : type.value
-          })
+          }))
           return { ...stored, url: documentUrl(baseUrl, stored) }
         }))
       .handle("document", ({ path }) =>
         Effect.gen(function*() {
-          const partner = yield* CurrentPartner
-          const { content, document } = yield* documents.read(partner.id, path.customerId, path.documentId)
+          const { content, document } = yield* withCustomer(path.customerId, (partnerId, customerId) =>
+            Option.match(parseId(DocumentId, path.documentId), {
+              // Malformed: answered like an unknown document, after the customer's check.
+              onNone: () => Effect.zipRight(customers.getOwned(partnerId, customerId), Effect.fail(documentMissing())),
+              onSome: (documentId) => documents.read(partnerId, customerId, documentId)
+            }))
           return HttpServerResponse.uint8Array(content, {
             contentType: document.contentType,
             headers: { "cache-control": "private, no-store", "x-content-type-options": "nosniff" }
@@ -134,6 +140,10 @@ export const SandboxKycHttp = HttpApiBuilder.group(Api, "sandboxKyc", (handlers)
   Effect.map(Kyc, (kyc) =>
     handlers
       .handle("decide", ({ path, payload }) =>
-        Effect.flatMap(CurrentPartner, (partner) => kyc.decide(partner.id, path.customerId, path.level, payload)))
+        Option.match(parseId(CustomerId, path.customerId), {
+          // The decision's own checks come first, then the customer (a malformed id: 403 like an unknown one).
+          onNone: () => Effect.zipRight(kyc.checkDecision(path.level, payload), Effect.fail(CustomerForbidden.standard())),
+          onSome: (customerId) => Effect.flatMap(CurrentPartner, (partner) => kyc.decide(partner.id, customerId, path.level, payload))
+        }))
       .handle("requestReverification", ({ path, payload }) =>
-        Effect.flatMap(CurrentPartner, (partner) => kyc.requestReverification(partner.id, path.customerId, payload)))))
+        withCustomer(path.customerId, (partnerId, customerId) => kyc.requestReverification(partnerId, customerId, payload)))))

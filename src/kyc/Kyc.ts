@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import type { CustomerId, PartnerId } from "../api/Ids.js"
 import { Effect, Option } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { Customers } from "../customers/Customers.js"
@@ -30,24 +31,24 @@ export class Kyc extends Effect.Service<Kyc>()("Kyc", {
     const customers = yield* Customers
     const steps = yield* KycSteps.make(repo)
     const tier3 = Tier3Records.make(repo, outbox, clock)
-    const { decide, settleDocumentCheck, submitTier1, submitTier2 } = yield* KycSubmissions.make(repo, steps)
+    const { checkDecision, decide, settleDocumentCheck, submitTier1, submitTier2 } = yield* KycSubmissions.make(repo, steps)
     const { requestReverification, satisfyReverificationOf } = yield* KycReverifications.make(repo, steps)
 
     /** The customer's KYC records, every tier. */
-    const records = Effect.fn("Kyc.records")(function*(partnerId: string, customerId: string) {
+    const records = Effect.fn("Kyc.records")(function*(partnerId: PartnerId, customerId: CustomerId) {
       const customer = yield* customers.getOwned(partnerId, customerId)
       return (yield* repo.listRecords(customer.id)).map(toRecord)
     })
 
     /** The customer's open re-verification request, or null. */
-    const reverification = Effect.fn("Kyc.reverification")(function*(partnerId: string, customerId: string) {
+    const reverification = Effect.fn("Kyc.reverification")(function*(partnerId: PartnerId, customerId: CustomerId) {
       const customer = yield* customers.getOwned(partnerId, customerId)
       const open = Option.getOrUndefined(yield* repo.findOpenReverification(customer.id, false))
       return open === undefined ? null : toReverification(open)
     })
 
     /** The customer's tiers, records and what is required next. */
-    const summary = Effect.fn("Kyc.summary")(function*(partnerId: string, customerId: string) {
+    const summary = Effect.fn("Kyc.summary")(function*(partnerId: PartnerId, customerId: CustomerId) {
       const customer = yield* customers.getOwned(partnerId, customerId)
       // One snapshot, so that the tiers, the records and nextRequired agree with each other.
       const { open, rows } = yield* sql.withTransaction(Effect.all({
@@ -107,6 +108,7 @@ export class Kyc extends Effect.Service<Kyc>()("Kyc", {
       awaitingDecision,
       submitTier1,
       submitTier2,
+      checkDecision,
       decide,
       settleDocumentCheck,
       records,

@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import type { CustomerId, PartnerId } from "../api/Ids.js"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import type { Customer } from "../customers/Customer.js"
 import { Outbox } from "../events/Events.js"
@@ -55,7 +56,7 @@ export const make = (repo: KycRepo.KycRepo, steps: Steps) =>
 
     /** Asks the customer to re-submit these items (each item once). */
     const requestReverification = Effect.fn("Kyc.requestReverification")(
-      (partnerId: string, customerId: string, input: { readonly items: ReadonlyArray<KycItem>; readonly message: string }) => {
+      (partnerId: PartnerId, customerId: CustomerId, input: { readonly items: ReadonlyArray<KycItem>; readonly message: string }) => {
         const items = [...new Set(input.items)]
         return command(partnerId, customerId, (customer) => openReverification(partnerId, customer, items, input.message))
       }

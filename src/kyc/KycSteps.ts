@@ -1,4 +1,5 @@
 import { SqlClient, SqlError } from "@effect/sql"
+import type { CustomerId, PartnerId } from "../api/Ids.js"
 import { Duration, Effect, Either, Option } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { Customers } from "../customers/Customers.js"
@@ -42,8 +43,8 @@ export const make = (repo: KycRepo.KycRepo) =>
 
     /** Every KYC change of one customer runs as a command of its actor (the customer row locked there). */
     const command = <A, E>(
-      partnerId: string,
-      customerId: string,
+      partnerId: PartnerId,
+      customerId: CustomerId,
       effect: (customer: Customer) => Effect.Effect<A, E, SqlClient.SqlClient>
     ) =>
       actors.run(partnerId, customerId, (customer) =>

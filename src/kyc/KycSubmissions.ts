@@ -1,4 +1,5 @@
 import { Effect, Option } from "effect"
+import { CustomerId, PartnerId, storedId } from "../api/Ids.js"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { Customers } from "../customers/Customers.js"
 import { BadRequest, NotFound } from "../api/ApiError.js"
@@ -29,8 +30,8 @@ export const make = (repo: KycRepo.KycRepo, steps: Steps) =>
 
     /** Tier 1's record with the registries' verdict, in the customer's actor (eligibility checked again there). */
     const recordTier1 = (
-      partnerId: string,
-      customerId: string,
+      partnerId: PartnerId,
+      customerId: CustomerId,
       input: { readonly bvn: string; readonly nin: string },
       verdict: Tier1Verdict
     ) =>
@@ -60,7 +61,7 @@ export const make = (repo: KycRepo.KycRepo, steps: Steps) =>
 
     /** Tier 1: the BVN and NIN looked up in the registries (outside any transaction), then the record. */
     const submitTier1 = Effect.fn("Kyc.submitTier1")(
-      function*(partnerId: string, customerId: string, input: { readonly bvn: string; readonly nin: string }) {
+      function*(partnerId: PartnerId, customerId: CustomerId, input: { readonly bvn: string; readonly nin: string }) {
         const customer = yield* customers.getOwned(partnerId, customerId)
         yield* checkEligible(customer.id, 1)
         const profile = { firstName: customer.firstName, lastName: customer.lastName, middleName: customer.middleName }
@@ -73,8 +74,8 @@ export const make = (repo: KycRepo.KycRepo, steps: Steps) =>
 
     /** Tier 2's PENDING record, in the customer's actor, and the identity rail's document check it awaits. */
     const recordTier2 = (
-      partnerId: string,
-      customerId: string,
+      partnerId: PartnerId,
+      customerId: CustomerId,
       input: Tier2Body,
       uploads: { readonly front: StoredDocument; readonly back: StoredDocument | null; readonly selfie: StoredDocument }
     ) =>
@@ -120,7 +121,7 @@ export const make = (repo: KycRepo.KycRepo, steps: Steps) =>
         }))
 
     /** Tier 2: the ID document and the selfie (uploads of this customer), sent to the identity rail's check. */
-    const submitTier2 = Effect.fn("Kyc.submitTier2")(function*(partnerId: string, customerId: string, input: Tier2Body) {
+    const submitTier2 = Effect.fn("Kyc.submitTier2")(function*(partnerId: PartnerId, customerId: CustomerId, input: Tier2Body) {
       const customer = yield* customers.getOwned(partnerId, customerId)
       yield* checkEligible(customer.id, 2)
       const front = yield* steps.documentOf(customer.id, input.idDocument.frontUrl, "idDocument.frontUrl", false)
@@ -143,7 +144,7 @@ export const make = (repo: KycRepo.KycRepo, steps: Steps) =>
         const record = yield* repo.findPartnerRecord(partnerId, checkId.toLowerCase())
         if (Option.isNone(record) || record.value.level !== 2) return yield* notFound
         const found = record.value
-        yield* command(partnerId, found.customerId, () =>
+        yield* command(storedId(PartnerId, partnerId), storedId(CustomerId, found.customerId), () =>
           Effect.gen(function*() {
             const row = Option.getOrUndefined(yield* repo.findLockedRecord(found.id))
             if (row === undefined || row.status !== "PENDING") return
@@ -154,9 +155,8 @@ export const make = (repo: KycRepo.KycRepo, steps: Steps) =>
     )
 
     /** A reviewer's decision on the newest Tier 1 or Tier 2 record awaiting one (PENDING or REVIEW). */
-    const decide = Effect.fn("Kyc.decide")(function*(
-      partnerId: string,
-      customerId: string,
+    /** A decision's own checks, before any customer's: Tier 3 is not decided here, a rejection needs a reason. */
+    const checkDecision = Effect.fn("Kyc.checkDecision")(function*(
       level: number,
       decision: { readonly status: "APPROVED" | "REJECTED"; readonly reason?: string | undefined }
     ) {
@@ -170,6 +170,15 @@ export const make = (repo: KycRepo.KycRepo, steps: Steps) =>
       if (decision.status === "REJECTED" && decision.reason === undefined) {
         return yield* new BadRequest({ message: "reason: is required when status is REJECTED" })
       }
+    })
+
+    const decide = Effect.fn("Kyc.decide")(function*(
+      partnerId: PartnerId,
+      customerId: CustomerId,
+      level: number,
+      decision: { readonly status: "APPROVED" | "REJECTED"; readonly reason?: string | undefined }
+    ) {
+      yield* checkDecision(level, decision)
       return yield* command(partnerId, customerId, (customer) =>
         Effect.gen(function*() {
           const row = Option.getOrUndefined(yield* repo.findLatestRecord(customer.id, level, true))
@@ -182,5 +191,5 @@ export const make = (repo: KycRepo.KycRepo, steps: Steps) =>
         }))
     })
 
-    return { submitTier1, submitTier2, settleDocumentCheck, decide } as const
+    return { submitTier1, submitTier2, settleDocumentCheck, checkDecision, decide } as const
   })

@@ -6,7 +6,7 @@ import type { Customer } from "../customers/Customer.js"
 import { forPartner } from "../clock/ServiceClock.js"
 import { EventBus, isInTransaction, transaction } from "../events/Events.js"
 import { CustomerForbidden } from "../api/ApiError.js"
-import { isUuid } from "../ids/Ids.js"
+import type { CustomerId, PartnerId } from "../api/Ids.js"
 import { CustomerBusy } from "./Errors.js"
 
 /**
@@ -62,7 +62,7 @@ export interface ActorStats {
 
 /** One queued command, its types erased: the reply carries the command's own outcome back to its caller. */
 interface Job {
-  readonly partnerId: string
+  readonly partnerId: PartnerId
   readonly command: Command<unknown, unknown>
   readonly reply: Deferred.Deferred<unknown, unknown>
 }
@@ -96,13 +96,12 @@ export class CustomerActors extends Effect.Service<CustomerActors>()("CustomerAc
       ) as Effect.Effect<A, Exclude<E, SqlError.SqlError>>
 
     /**
-     * The customer row lock: the one caller of `lockOwned`, the only `FOR UPDATE` on customers. Only well-formed ids
-     * reach SQL (compared in canonical form, as the uuid columns compare them).
+     * The customer row lock: the one caller of `lockOwned`, the only `FOR UPDATE` on customers. Ids are branded, so
+     * only well-formed ids in canonical form reach SQL (parsed at the edge: src/api/Ids.ts).
      */
-    const lockCustomer = (partnerId: string, customerId: string) =>
+    const lockCustomer = (partnerId: PartnerId, customerId: CustomerId) =>
       Effect.gen(function*() {
-        if (!isUuid(customerId) || !isUuid(partnerId)) return yield* CustomerForbidden.standard()
-        const customer = yield* customers.lockOwned(partnerId.toLowerCase(), customerId.toLowerCase())
+        const customer = yield* customers.lockOwned(partnerId, customerId)
         if (Option.isNone(customer)) return yield* CustomerForbidden.standard()
         return customer.value
       })
@@ -111,7 +110,7 @@ export class CustomerActors extends Effect.Service<CustomerActors>()("CustomerAc
      * One command in one transaction (or savepoint): lock, run, commit. Suspended: a command that throws while
      * building its effect is that command's defect.
      */
-    const execute = <A, E>(partnerId: string, customerId: string, command: Command<A, E>) =>
+    const execute = <A, E>(partnerId: PartnerId, customerId: CustomerId, command: Command<A, E>) =>
       provided(transaction(Effect.flatMap(lockCustomer(partnerId, customerId), (customer) => Effect.suspend(() => command(customer))))).pipe(
         // A command reads its partner's clock, whichever fiber runs it (docs/sandbox.md "A clock per partner").
         forPartner(partnerId)
@@ -126,20 +125,17 @@ export class CustomerActors extends Effect.Service<CustomerActors>()("CustomerAc
      * Ownership is per command (the mailbox is per customer id, a command names its partner): the lock is taken
      * with the first command's partner; while no command's partner owns the customer nothing is locked and each
      * such command is refused. Once locked, a command of another partner is refused without touching the database
-     * (partner ids are compared in canonical form, as the uuid column compares them). Only well-formed ids reach
-     * SQL, so a malformed id can never abort the batch's transaction.
+     * (partner ids are compared in canonical form, as the uuid column compares them: branded ids are canonical, and so
+     * is the row's partner id). Ids are branded, so only well-formed ids reach SQL and a malformed id can never abort
+     * the batch's transaction.
      */
-    const batchBody = (customerId: string, jobs: ReadonlyArray<Job>) =>
+    const batchBody = (customerId: CustomerId, jobs: ReadonlyArray<Job>) =>
       Effect.gen(function*() {
         const outcomes: Array<Exit.Exit<unknown, unknown>> = []
         let row: Customer | undefined = undefined
         let stale = false
         for (const job of jobs) {
-          if (!isUuid(customerId) || !isUuid(job.partnerId)) {
-            outcomes.push(forbidden())
-            continue
-          }
-          const partnerId = job.partnerId.toLowerCase()
+          const partnerId = job.partnerId
           if (row === undefined) {
             const locked = yield* customers.lockOwned(partnerId, customerId)
             if (Option.isNone(locked)) {
@@ -147,7 +143,7 @@ export class CustomerActors extends Effect.Service<CustomerActors>()("CustomerAc
               continue
             }
             row = locked.value
-          } else if (row.partnerId.toLowerCase() !== partnerId) {
+          } else if (row.partnerId !== partnerId) {
             outcomes.push(forbidden())
             continue
           } else if (stale) {
@@ -175,10 +171,10 @@ export class CustomerActors extends Effect.Service<CustomerActors>()("CustomerAc
      * A batch of one command: no savepoint (one round trip less), since its failure rolls back nothing but its own
      * writes anyway — lock, command, commit, exactly a command alone.
      */
-    const runAlone = (customerId: string, job: Job) => execute(job.partnerId, customerId, job.command)
+    const runAlone = (customerId: CustomerId, job: Job) => execute(job.partnerId, customerId, job.command)
 
     /** Runs one batch and replies to each of its commands, only after the commit (or the batch's failure). */
-    const runBatch = (customerId: string, jobs: ReadonlyArray<Job>) =>
+    const runBatch = (customerId: CustomerId, jobs: ReadonlyArray<Job>) =>
       Effect.gen(function*() {
         yield* Ref.update(stats, (s) => ({
           batches: s.batches + 1,
@@ -204,7 +200,7 @@ export class CustomerActors extends Effect.Service<CustomerActors>()("CustomerAc
       )
 
     const actors = yield* RcMap.make({
-      lookup: (customerId: string) =>
+      lookup: (customerId: CustomerId) =>
         Effect.gen(function*() {
           const mailbox = yield* Queue.bounded<Job>(config.actorMailboxCapacity)
           yield* Effect.addFinalizer(() => Queue.shutdown(mailbox))
@@ -221,9 +217,9 @@ export class CustomerActors extends Effect.Service<CustomerActors>()("CustomerAc
       capacity: config.actorsMax
     })
 
-    const enqueue = <A, E>(partnerId: string, customerId: string, command: Command<A, E>) =>
+    const enqueue = <A, E>(partnerId: PartnerId, customerId: CustomerId, command: Command<A, E>) =>
       Effect.scoped(Effect.gen(function*() {
-        const actor = yield* RcMap.get(actors, customerId.toLowerCase()).pipe(
+        const actor = yield* RcMap.get(actors, customerId).pipe(
           Effect.catchIf(Cause.isExceededCapacityException, () =>
             Effect.fail(busy("Too many customers have operations in flight; retry shortly with the same reference")))
         )
@@ -245,7 +241,7 @@ export class CustomerActors extends Effect.Service<CustomerActors>()("CustomerAc
      * in the caller's transaction (a savepoint after the same lock) from inside one.
      */
     const run = Effect.fn("CustomerActors.run")(
-      <A, E>(partnerId: string, customerId: string, command: Command<A, E>): Effect.Effect<A, E | RunError> =>
+      <A, E>(partnerId: PartnerId, customerId: CustomerId, command: Command<A, E>): Effect.Effect<A, E | RunError> =>
         Effect.flatMap(isInTransaction, (inside) =>
           inside ? execute(partnerId, customerId, command) : enqueue(partnerId, customerId, command))
     )

@@ -6,6 +6,7 @@ import { Customers } from "../customers/Customers.js"
 import type { Customer } from "../customers/Customer.js"
 import { EventBus } from "../events/Events.js"
 import { CurrentPartner } from "../api/Auth.js"
+import { withCustomer } from "../api/Ids.js"
 import * as ServerSentEvents from "../http/ServerSentEvents.js"
 import { LedgerReads } from "./LedgerReads.js"
 
@@ -16,7 +17,7 @@ export const LedgerHttp = HttpApiBuilder.group(Api, "ledger", (handlers) =>
     const reads = yield* LedgerReads
     const bus = yield* EventBus
     const clock = yield* ServiceClock
-    const owned = (customerId: string) => Effect.flatMap(CurrentPartner, (partner) => customers.getOwned(partner.id, customerId))
+    const owned = (customerId: string) => withCustomer(customerId, customers.getOwned)
 
     const balanceStream = (customer: Customer) =>
       Stream.unwrapScoped(Effect.gen(function*() {
@@ -41,7 +42,7 @@ export const LedgerHttp = HttpApiBuilder.group(Api, "ledger", (handlers) =>
       }))
 
     return handlers
-      .handle("balance", ({ path }) => Effect.flatMap(CurrentPartner, (partner) => reads.ownedBalances(partner.id, path.customerId)))
+      .handle("balance", ({ path }) => withCustomer(path.customerId, reads.ownedBalances))
       .handle("transactions", ({ path, urlParams }) =>
         Effect.flatMap(owned(path.customerId), (customer) => reads.entries(customer, urlParams)))
       .handle("balanceStream", ({ path }) =>

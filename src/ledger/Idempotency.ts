@@ -16,6 +16,15 @@ export { Reference, referencePattern } from "./Reference.js"
 
 export type Claim = { readonly _tag: "New" } | { readonly _tag: "Existing"; readonly resourceId: string }
 
+/**
+ * A money-moving request's answer and whether it was a replay: the original record found by the request's
+ * `reference` (nothing moved) rather than a new one. The handler marks a replay with `Idempotent-Replayed: true`.
+ */
+export interface Answered<A> {
+  readonly value: A
+  readonly replayed: boolean
+}
+
 export interface ClaimInput {
   readonly partnerId: string
   /** The endpoint's scope name, e.g. "withdraw", "send", "funding.charge". */
@@ -80,10 +89,23 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
       return result._tag === "New" ? yield* create(resourceId) : yield* load(result.resourceId)
     })
 
+    /** `once`, telling whether the answer is the original record of an earlier request (a replay). */
+    const answer = Effect.fn("Idempotency.answer")(function*<A, E, L>(
+      input: Omit<ClaimInput, "resourceId">,
+      create: (resourceId: string) => Effect.Effect<A, E>,
+      load: (resourceId: string) => Effect.Effect<A, L>
+    ) {
+      const resourceId = yield* ids.uuid
+      const result = yield* claimKey({ ...input, resourceId })
+      return result._tag === "New"
+        ? { value: yield* create(resourceId), replayed: false } as Answered<A>
+        : { value: yield* load(result.resourceId), replayed: true } as Answered<A>
+    })
+
     /** A fresh reference for a request that did not send one (so a retry without one creates a second operation). */
     const generate: Effect.Effect<string> = Effect.map(ids.bytes(12), (bytes) => `ref_${bytes.toString("hex")}`)
 
-    return { claim, generate, once } as const
+    return { answer, claim, generate, once } as const
   })
 }) {}
 

@@ -1,4 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
+import type { CustomerId, PartnerId } from "../api/Ids.js"
 import { Effect, Schema } from "effect"
 import type { Customer } from "../customers/Customer.js"
 import { CustomerForbidden, type InvalidCursor } from "../api/ApiError.js"
@@ -60,7 +61,7 @@ const makeBalances = (sql: SqlClient.SqlClient) =>
      * The balances of the partner's customer, ownership checked in the same statement (one round trip): the one 403
      * that unknown, malformed and foreign ids all share otherwise.
      */
-    const ownedBalances = Effect.fn("LedgerReads.ownedBalances")(function*(partnerId: string, customerId: string) {
+    const ownedBalances = Effect.fn("LedgerReads.ownedBalances")(function*(partnerId: PartnerId, customerId: CustomerId) {
       if (!isUuid(customerId) || !isUuid(partnerId)) return yield* CustomerForbidden.standard()
       const rows = yield* findOwnedBalances({ partnerId, customerId: customerId.toLowerCase() }).pipe(
         Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die })

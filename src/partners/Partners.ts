@@ -8,6 +8,7 @@ import { Caches } from "../db/Caches.js"
 import { EventBus, Outbox, transaction } from "../events/Events.js"
 import { PartnerNotApproved, Unauthorized } from "../api/ApiError.js"
 import type { Partner } from "../api/Auth.js"
+import { PartnerId } from "../api/Ids.js"
 import { Ids } from "../ids/Ids.js"
 import * as PartnersRepo from "./PartnersRepo.js"
 
@@ -66,7 +67,7 @@ export class Partners extends Effect.Service<Partners>()("Partners", {
       Effect.gen(function*() {
         const now = yield* clock.now
         const partner: Partner = {
-          id: yield* ids.uuid,
+          id: PartnerId.make(yield* ids.uuid),
           name: input.name,
           kybStatus: input.kybStatus,
           kybReason: null,

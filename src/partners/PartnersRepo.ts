@@ -1,10 +1,11 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
+import { PartnerId } from "../api/Ids.js"
 import { repository } from "../db/Rows.js"
 
 /** A row of `partners`; its type is the `Partner` the auth middleware provides. */
 export const PartnerRow = Schema.Struct({
-  id: Schema.String,
+  id: PartnerId,
   name: Schema.String,
   kybStatus: Schema.Literal("PENDING", "APPROVED", "REJECTED"),
   kybReason: Schema.NullOr(Schema.String),

@@ -1,4 +1,5 @@
 import { Effect, Option } from "effect"
+import { CustomerId, PartnerId, storedId } from "../api/Ids.js"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { AppConfig } from "../config/AppConfig.js"
 import type { Customer } from "../customers/Customer.js"
@@ -239,7 +240,7 @@ export class Sends extends Effect.Service<Sends>()("Sends", {
       })
 
     /** Sends `body` from the customer's balance (idempotent by `reference`): the whole amount is reserved. */
-    const send = Effect.fn("Sends.send")((partnerId: string, customerId: string, body: SendBody) =>
+    const send = Effect.fn("Sends.send")((partnerId: PartnerId, customerId: CustomerId, body: SendBody) =>
       actors.run(partnerId, customerId, (customer) =>
         Effect.gen(function*() {
           if (body.reference === "." || body.reference === "..") {
@@ -247,7 +248,7 @@ export class Sends extends Effect.Service<Sends>()("Sends", {
             return yield* new BadRequest({ message: "reference: \".\" and \"..\" cannot name a send (they are dot segments in its URL)" })
           }
           const reference = body.reference ?? (yield* idempotency.generate)
-          return yield* idempotency.once(
+          return yield* idempotency.answer(
             { partnerId, endpoint: idempotencyEndpoint, reference, customerId: customer.id },
             checkedCreate(customer, reference, body),
             load(customer.id)
@@ -296,7 +297,7 @@ export class Sends extends Effect.Service<Sends>()("Sends", {
         return view
       })
 
-    const settleLocked = (partnerId: string, customerId: string, id: string, outcome: SendOutcome) =>
+    const settleLocked = (partnerId: PartnerId, customerId: CustomerId, id: string, outcome: SendOutcome) =>
       actors.run(partnerId, customerId, () =>
         Effect.gen(function*() {
           const row = yield* repo.lock(id)
@@ -311,7 +312,7 @@ export class Sends extends Effect.Service<Sends>()("Sends", {
       if (!isUuid(sendId) || !isUuid(partnerId)) return yield* SendNotFound.standard()
       const found = yield* repo.forPartner(partnerId, sendId.toLowerCase())
       if (Option.isNone(found)) return yield* SendNotFound.standard()
-      return yield* settleLocked(partnerId, found.value.customerId, found.value.id, outcome)
+      return yield* settleLocked(storedId(PartnerId, partnerId), storedId(CustomerId, found.value.customerId), found.value.id, outcome)
     })
 
     /** The same, for a sandbox control that names the send by its (owned) customer and reference. */

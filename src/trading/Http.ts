@@ -2,7 +2,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
 import { Customers } from "../customers/Customers.js"
-import { CurrentPartner } from "../api/Auth.js"
+import { withCustomer } from "../api/Ids.js"
 import { Trading } from "./Trading.js"
 
 export const TradingHttp = HttpApiBuilder.group(Api, "trading", (handlers) =>
@@ -10,19 +10,18 @@ export const TradingHttp = HttpApiBuilder.group(Api, "trading", (handlers) =>
     const customers = yield* Customers
     const trading = yield* Trading
     // Quotes and executes are commands: ownership is checked once, in the customer's actor.
-    const partnerId = Effect.map(CurrentPartner, (partner) => partner.id)
     return handlers
       .handle("rate", ({ path, urlParams }) =>
         Effect.gen(function*() {
-          const customer = yield* customers.getOwned(yield* partnerId, path.customerId)
+          const customer = yield* withCustomer(path.customerId, customers.getOwned)
           return yield* trading.rate(customer, urlParams.amount)
         }))
       .handle("buyQuote", ({ path, payload }) =>
-        Effect.flatMap(partnerId, (id) => trading.quoteBuy(id, path.customerId, payload)))
+        withCustomer(path.customerId, (partnerId, customerId) => trading.quoteBuy(partnerId, customerId, payload)))
       .handle("buyExecute", ({ path, payload }) =>
-        Effect.flatMap(partnerId, (id) => trading.executeBuy(id, path.customerId, payload.quoteId)))
+        withCustomer(path.customerId, (partnerId, customerId) => trading.executeBuy(partnerId, customerId, payload.quoteId)))
       .handle("sellQuote", ({ path, payload }) =>
-        Effect.flatMap(partnerId, (id) => trading.quoteSell(id, path.customerId, payload)))
+        withCustomer(path.customerId, (partnerId, customerId) => trading.quoteSell(partnerId, customerId, payload)))
       .handle("sellExecute", ({ path, payload }) =>
-        Effect.flatMap(partnerId, (id) => trading.executeSell(id, path.customerId, payload.quoteId)))
+        withCustomer(path.customerId, (partnerId, customerId) => trading.executeSell(partnerId, customerId, payload.quoteId)))
   }))

@@ -1,4 +1,5 @@
 import { BigDecimal, Effect, Option } from "effect"
+import type { CustomerId, PartnerId } from "../api/Ids.js"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import type { Customer } from "../customers/Customer.js"
 import { Outbox } from "../events/Events.js"
@@ -240,12 +241,12 @@ export class Trading extends Effect.Service<Trading>()("Trading", {
       })
 
     /** A buy quote for the customer: what `body.amount` of the customer's fiat buys in USDT, valid 60 seconds. */
-    const quoteBuy = Effect.fn("Trading.quoteBuy")((partnerId: string, customerId: string, body: BuyQuoteBody) =>
+    const quoteBuy = Effect.fn("Trading.quoteBuy")((partnerId: PartnerId, customerId: CustomerId, body: BuyQuoteBody) =>
       actors.run(partnerId, customerId, (customer) => priceBuyQuote(partnerId, customer, body))
     )
 
     /** A sell quote for the customer: what `body.amount` USDT sells for in the customer's fiat, valid 60 seconds. */
-    const quoteSell = Effect.fn("Trading.quoteSell")((partnerId: string, customerId: string, body: SellQuoteBody) =>
+    const quoteSell = Effect.fn("Trading.quoteSell")((partnerId: PartnerId, customerId: CustomerId, body: SellQuoteBody) =>
       actors.run(partnerId, customerId, (customer) => priceSellQuote(partnerId, customer, body))
     )
 
@@ -373,12 +374,12 @@ export class Trading extends Effect.Service<Trading>()("Trading", {
       })
 
     /** Executes the customer's buy quote exactly once, under the customer's lock, in one transaction. */
-    const executeBuy = Effect.fn("Trading.executeBuy")((partnerId: string, customerId: string, quoteId: string) =>
+    const executeBuy = Effect.fn("Trading.executeBuy")((partnerId: PartnerId, customerId: CustomerId, quoteId: string) =>
       actors.run(partnerId, customerId, (customer) => buyLocked(partnerId, customer, quoteId))
     )
 
     /** Executes the customer's sell quote exactly once, under the customer's lock, in one transaction. */
-    const executeSell = Effect.fn("Trading.executeSell")((partnerId: string, customerId: string, quoteId: string) =>
+    const executeSell = Effect.fn("Trading.executeSell")((partnerId: PartnerId, customerId: CustomerId, quoteId: string) =>
       actors.run(partnerId, customerId, (customer) => sellLocked(partnerId, customer, quoteId))
     )
 

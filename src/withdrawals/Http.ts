@@ -2,7 +2,8 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
 import { Customers } from "../customers/Customers.js"
-import { CurrentPartner } from "../api/Auth.js"
+import { withCustomer } from "../api/Ids.js"
+import { answered } from "../http/Replayed.js"
 import type { WithdrawBody } from "./Api.js"
 import { Withdrawals } from "./Withdrawals.js"
 
@@ -10,10 +11,10 @@ export const WithdrawalsHttp = HttpApiBuilder.group(Api, "withdrawals", (handler
   Effect.gen(function*() {
     const customers = yield* Customers
     const withdrawals = yield* Withdrawals
-    const owned = (customerId: string) => Effect.flatMap(CurrentPartner, (partner) => customers.getOwned(partner.id, customerId))
+    const owned = (customerId: string) => withCustomer(customerId, customers.getOwned)
     // A command checks ownership once, in the customer's actor.
     const withdraw = ({ path, payload }: { readonly path: { readonly customerId: string }; readonly payload: WithdrawBody }) =>
-      Effect.flatMap(CurrentPartner, (partner) => withdrawals.withdraw(partner.id, path.customerId, payload))
+      answered(withCustomer(path.customerId, (partnerId, customerId) => withdrawals.withdraw(partnerId, customerId, payload)))
     return handlers
       .handle("quote", ({ path, urlParams }) =>
         Effect.flatMap(owned(path.customerId), (customer) => withdrawals.quote(customer, urlParams.amount)))

@@ -1,4 +1,5 @@
 import { Effect, Option } from "effect"
+import { CustomerId, PartnerId, storedId } from "../api/Ids.js"
 import { BankAccounts } from "../bankaccounts/BankAccounts.js"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { AppConfig } from "../config/AppConfig.js"
@@ -183,13 +184,13 @@ export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
         onSome: (row) => Effect.succeed(toWithdrawal(row))
       }))
 
-    const withdraw = Effect.fn("Withdrawals.withdraw")((partnerId: string, customerId: string, body: WithdrawBody) =>
+    const withdraw = Effect.fn("Withdrawals.withdraw")((partnerId: PartnerId, customerId: CustomerId, body: WithdrawBody) =>
       actors.run(partnerId, customerId, (customer) =>
         Effect.gen(function*() {
           const reference = body.reference ?? (yield* idempotency.generate)
           // Priced only for a new withdrawal: a repeated reference answers the original whatever the fee schedule
           // says now (a retry after a time-out must never read as a refusal of a withdrawal that went through).
-          return yield* idempotency.once(
+          return yield* idempotency.answer(
             { partnerId, endpoint: idempotencyEndpoint, reference, customerId: customer.id },
             (id) =>
               Effect.gen(function*() {
@@ -211,7 +212,7 @@ export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
       const found = yield* repo.findForPartner(partnerId, withdrawalId.toLowerCase())
       if (Option.isNone(found)) return yield* notFound()
       const { customerId, id } = found.value
-      return yield* actors.run(partnerId, customerId, () =>
+      return yield* actors.run(storedId(PartnerId, partnerId), storedId(CustomerId, customerId), () =>
         Effect.gen(function*() {
           const row = yield* repo.lock(id)
           if (Option.isNone(row)) return yield* Effect.dieMessage(`withdrawals: withdrawal ${id} vanished`)

@@ -1,3 +1,4 @@
+import type { CustomerId, PartnerId } from "../../src/api/Ids.js"
 /**
  * Ledger micro-benchmark: postings per second for one hot customer and for many customers, on PGlite and on
  * PostgreSQL, with the invariant checker at the end. Prints figures; asserts nothing about speed.
@@ -26,7 +27,7 @@ const credit = (partnerId: string, customerId: string, amount: bigint) =>
     const actors = yield* CustomerActors
     const outbox = yield* Outbox
     const ledger = yield* Ledger.Ledger
-    return yield* actors.run(partnerId, customerId, () =>
+    return yield* actors.run(partnerId as PartnerId, customerId as CustomerId, () =>
       Effect.gen(function*() {
         const event = yield* Effect.orDie(outbox.record({ partnerId, customerId, type: "bench.credit", data: { customerId } }))
         return yield* ledger.post({

@@ -1,6 +1,7 @@
 import { expect } from "vitest"
+import { fixtures, type RailPolicy } from "./Fixtures.js"
 import { multipart, samples } from "./KycHelpers.js"
-import { customerBody, type TestApp } from "./TestApp.js"
+import type { TestApp } from "./TestApp.js"
 
 /**
  * HTTP helpers of the Tier 3 / international enrolment tests (test/international.*.test.ts): partners with a payout
@@ -14,16 +15,10 @@ export interface Partner {
 
 export const internationalClient = (getApp: () => TestApp) => {
   const app = () => getApp()
+  const fx = fixtures(app)
   const base = (customerId: string) => `/partner/v1/customers/${customerId}`
 
-  const newPartner = async (payout?: Record<string, unknown>): Promise<Partner> => {
-    const created = await app().newPartner()
-    if (payout !== undefined) {
-      const set = await app().request("PUT", "/sandbox/rails/payout", { apiKey: created.apiKey, body: payout })
-      expect(set.status).toBe(200)
-    }
-    return created
-  }
+  const newPartner = (payout?: RailPolicy): Promise<Partner> => fx.partner(payout === undefined ? {} : { rails: { payout } })
 
   const upload = async (p: Partner, customerId: string, bytes = samples.png(), filename = "doc.png") => {
     const reply = await app().request("POST", `${base(customerId)}/kyc/documents`, {
@@ -36,34 +31,10 @@ export const internationalClient = (getApp: () => TestApp) => {
 
   /** A customer with Tier 1 and Tier 2 approved (Tier 2 by the reviewer control), and the given balances. */
   const verifiedCustomer = async (p: Partner, funds: { USDT?: number; NGN?: number } = {}, tier2 = true) => {
-    const created = await app().request("POST", "/partner/v1/customers", { apiKey: p.apiKey, body: customerBody() })
-    expect(created.status).toBe(201)
-    const id = created.body.data.id as string
-    const tier1 = await app().request("POST", `${base(id)}/kyc/tier1`, { apiKey: p.apiKey, body: { bvn: "12345678901", nin: "10987654321" } })
-    expect(tier1.status).toBe(201)
-    if (tier2) {
-      const front = await upload(p, id, samples.jpeg(), "front.jpg")
-      const selfie = await upload(p, id, samples.png(), "selfie.png")
-      const submitted = await app().request("POST", `${base(id)}/kyc/tier2`, {
-        apiKey: p.apiKey,
-        body: { idDocument: { type: "PASSPORT", number: "A12345678", frontUrl: front }, selfieUrl: selfie }
-      })
-      expect(submitted.status).toBe(201)
-      const decided = await app().request("POST", `/sandbox/customers/${id}/kyc/2/decision`, { apiKey: p.apiKey, body: { status: "APPROVED" } })
-      expect(decided.status).toBe(200)
-    }
-    if (funds.USDT !== undefined) {
-      const deposit = await app().request("POST", `/sandbox/customers/${id}/deposits`, {
-        apiKey: p.apiKey,
-        body: { asset: "USDT", network: "TRON", amount: funds.USDT }
-      })
-      expect(deposit.status).toBe(201)
-    }
-    if (funds.NGN !== undefined) {
-      expect((await app().request("GET", `${base(id)}/virtual-account`, { apiKey: p.apiKey })).status).toBe(200)
-      const credit = await app().request("POST", `/sandbox/customers/${id}/virtual-account/credit`, { apiKey: p.apiKey, body: { amount: funds.NGN } })
-      expect(credit.status).toBe(201)
-    }
+    const { id } = await fx.customer(p)
+    await fx.approveTier1(p, id, { bvn: "12345678901", nin: "10987654321" })
+    if (tier2) await fx.approveTier2(p, id, { number: "A12345678" })
+    await fx.fund(p, id, funds)
     return id
   }
 

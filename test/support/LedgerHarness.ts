@@ -1,3 +1,4 @@
+import type { CustomerId, PartnerId } from "../../src/api/Ids.js"
 import { Effect, Exit } from "effect"
 import { Outbox } from "../../src/events/Events.js"
 import { CustomerActors } from "../../src/ledger/CustomerActors.js"
@@ -33,7 +34,7 @@ export const harness = (app: TestApp, partnerId: string) => {
       const outbox = yield* Outbox
       const ledger = yield* Ledger.Ledger
       const idempotency = yield* Idempotency
-      return yield* outcome(actors.run(partnerId, customerId, () => body({ outbox, ledger, idempotency })))
+      return yield* outcome(actors.run(partnerId as PartnerId, customerId as CustomerId, () => body({ outbox, ledger, idempotency })))
     }))
 
   const event = (outbox: typeof Outbox.Service, customerId: string, type: string, data: Record<string, unknown>) =>

@@ -41,6 +41,7 @@ export const databaseSuites: ReadonlyArray<string> = [
   "test/hardening.transport.test.ts",
   "test/hardening.urls.test.ts",
   "test/hardening.webhooks.test.ts",
+  "test/idempotency.replays.test.ts",
   "test/international.business.test.ts",
   "test/international.corridors.test.ts",
   "test/international.enrolment.test.ts",

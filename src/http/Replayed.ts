@@ -1,0 +1,16 @@
+import { HttpApp, HttpServerResponse } from "@effect/platform"
+import { Effect } from "effect"
+import { replayedHeader } from "../api/Replays.js"
+import type { Answered } from "../ledger/Idempotency.js"
+
+const markReplayed = HttpApp.appendPreResponseHandler((_request, response) =>
+  Effect.succeed(HttpServerResponse.setHeader(response, replayedHeader.toLowerCase(), "true"))
+)
+
+/**
+ * A money-moving handler's answer: the record, with `Idempotent-Replayed: true` on the response when it is the
+ * original record of an earlier request with the same `reference` (README "Idempotency"). A first answer has no such
+ * header.
+ */
+export const answered = <A, E, R>(effect: Effect.Effect<Answered<A>, E, R>): Effect.Effect<A, E, R> =>
+  Effect.flatMap(effect, ({ replayed, value }) => (replayed ? Effect.as(markReplayed, value) : Effect.succeed(value)))
