@@ -7,6 +7,7 @@ import { forPartner } from "../clock/ServiceClock.js"
 import { EventBus, isInTransaction, transaction } from "../events/Events.js"
 import { CustomerForbidden } from "../api/ApiError.js"
 import type { CustomerId, PartnerId } from "../api/Ids.js"
+import { isUuid } from "../ids/Ids.js"
 import { CustomerBusy } from "./Errors.js"
 
 /**
@@ -96,8 +97,8 @@ export class CustomerActors extends Effect.Service<CustomerActors>()("CustomerAc
       ) as Effect.Effect<A, Exclude<E, SqlError.SqlError>>
 
     /**
-     * The customer row lock: the one caller of `lockOwned`, the only `FOR UPDATE` on customers. Ids are branded, so
-     * only well-formed ids in canonical form reach SQL (parsed at the edge: src/api/Ids.ts).
+     * The customer row lock: the one caller of `lockOwned`, the only `FOR UPDATE` on customers. Only well-formed ids
+     * in canonical form reach it (branded at the edge, checked again by `run`).
      */
     const lockCustomer = (partnerId: PartnerId, customerId: CustomerId) =>
       Effect.gen(function*() {
@@ -126,8 +127,8 @@ export class CustomerActors extends Effect.Service<CustomerActors>()("CustomerAc
      * with the first command's partner; while no command's partner owns the customer nothing is locked and each
      * such command is refused. Once locked, a command of another partner is refused without touching the database
      * (partner ids are compared in canonical form, as the uuid column compares them: branded ids are canonical, and so
-     * is the row's partner id). Ids are branded, so only well-formed ids reach SQL and a malformed id can never abort
-     * the batch's transaction.
+     * is the row's partner id). `run` refuses a malformed id before it is queued, so only well-formed ids reach SQL and
+     * a malformed id can never abort the batch's transaction.
      */
     const batchBody = (customerId: CustomerId, jobs: ReadonlyArray<Job>) =>
       Effect.gen(function*() {
@@ -241,9 +242,16 @@ export class CustomerActors extends Effect.Service<CustomerActors>()("CustomerAc
      * in the caller's transaction (a savepoint after the same lock) from inside one.
      */
     const run = Effect.fn("CustomerActors.run")(
-      <A, E>(partnerId: PartnerId, customerId: CustomerId, command: Command<A, E>): Effect.Effect<A, E | RunError> =>
-        Effect.flatMap(isInTransaction, (inside) =>
-          inside ? execute(partnerId, customerId, command) : enqueue(partnerId, customerId, command))
+      <A, E>(partnerId: PartnerId, customerId: CustomerId, command: Command<A, E>): Effect.Effect<A, E | RunError> => {
+        // Defence in depth: ids are branded and canonical from the edge (src/api/Ids.ts), but the money core does not
+        // rely on a type alone (a cast, a stored value): a malformed id is an unknown customer and never reaches SQL,
+        // where it would abort a whole batch's transaction; ids are compared and keyed in canonical form.
+        if (!isUuid(partnerId) || !isUuid(customerId)) return Effect.fail(CustomerForbidden.standard())
+        const partner = partnerId.toLowerCase() as PartnerId
+        const customer = customerId.toLowerCase() as CustomerId
+        return Effect.flatMap(isInTransaction, (inside) =>
+          inside ? execute(partner, customer, command) : enqueue(partner, customer, command))
+      }
     )
 
     /** Number of live actors (for tests and metrics). */
