@@ -96,13 +96,25 @@ const step = async <A, E>(name: string, effect: Effect.Effect<A, E>): Promise<A>
 export const fixtures = (appOrGetter: TestApp | (() => TestApp)) => {
   const app = typeof appOrGetter === "function" ? appOrGetter : () => appOrGetter
 
-  /** The typed client with `apiKey` (none: the unauthenticated routes), over the checked request path. */
-  const client = (apiKey?: string): Client.Client =>
-    Client.make({ baseUrl: new URL(app().baseUrl).origin, apiKey }).pipe(
-      Effect.provide(FetchHttpClient.layer),
-      Effect.provideService(FetchHttpClient.Fetch, checkedFetch(app)),
-      Effect.runSync
-    )
+  /**
+   * The typed client with `apiKey` (none: the unauthenticated routes), over the checked request path. One per key and
+   * server: building a client derives every endpoint's codecs from the contract (tens of milliseconds), which a
+   * fixture called in a property test's every run would otherwise pay each time.
+   */
+  const clients = new Map<string, Client.Client>()
+  const client = (apiKey?: string): Client.Client => {
+    const key = `${app().baseUrl} ${apiKey ?? ""}`
+    let made = clients.get(key)
+    if (made === undefined) {
+      made = Client.make({ baseUrl: new URL(app().baseUrl).origin, apiKey }).pipe(
+        Effect.provide(FetchHttpClient.layer),
+        Effect.provideService(FetchHttpClient.Fetch, checkedFetch(app)),
+        Effect.runSync
+      )
+      clients.set(key, made)
+    }
+    return made
+  }
 
   const clientOf = (p: PartnerKey): Client.Client => p.client ?? client(p.apiKey)
 
