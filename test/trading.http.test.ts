@@ -265,6 +265,28 @@ describe("POST /customers/{id}/buy/quote", () => {
     expect(await quoteRows(c.id)).toEqual([{ id: reply.body.data.id, status: "OPEN", reference: null }])
   })
 
+  it("asks only for what the route does not say: type and the USDT side may be left out, and sent must say the same", async () => {
+    const c = await newCustomer()
+    const buy = await buyQuote(c, { amount: 10000, sourceCurrency: "NGN" })
+    expect(buy.status).toBe(201)
+    expect(buy.body.data).toMatchObject({ type: "buy", sourceCurrency: "NGN", destinationCurrency: "USDT", destinationAmount: 6.451612 })
+    const sell = await sellQuote(c, { amount: 10, destinationCurrency: "NGN" })
+    expect(sell.status).toBe(201)
+    expect(sell.body.data).toMatchObject({ type: "sell", sourceCurrency: "USDT", destinationCurrency: "NGN" })
+    for (const [reply, field] of [
+      [await buyQuote(c, buyBody(10000, { type: "sell" })), "type: must be buy"],
+      [await buyQuote(c, buyBody(10000, { destinationCurrency: "USDC" })), "destinationCurrency: must be USDT"],
+      [await sellQuote(c, sellBody(10, { type: "buy" })), "type: must be sell"],
+      [await sellQuote(c, sellBody(10, { sourceCurrency: "NGN" })), "sourceCurrency: must be USDT"]
+    ] as const) {
+      expect(reply.status).toBe(400)
+      expect(reply.body.message).toContain(field)
+    }
+    // What the route cannot know is still asked for.
+    expect((await buyQuote(c, { amount: 10000 })).body.message).toContain("sourceCurrency: is required")
+    expect((await sellQuote(c, { amount: 10 })).body.message).toContain("destinationCurrency: is required")
+  })
+
   it("rounds down exactly on awkward amounts and rates (checked against BigInt arithmetic)", async () => {
     const c = await newCustomer()
     for (const amount of ["1550", "1550.01", "3099.99", "10000", "12345.67", "99999.99"]) {

@@ -22,21 +22,30 @@ export const TradeNetwork = Schema.Literal(...networkNames).annotations({
 
 const fiatMessage = () => "must be a supported fiat currency (NGN, GHS, KES, ZAR, UGX, USD)"
 
+/**
+ * A quote's body names only what its route does not: `/buy/quote` already says the type (`buy`) and the asset bought
+ * (USDT), `/sell/quote` the type (`sell`) and the asset sold (USDT). Those fields may still be sent (the contract's
+ * body lists them) and must then say the same; absent, the route's value is used.
+ */
 export const BuyQuoteBody = Schema.Struct({
   /** Fiat to spend (the source amount), in major units of `sourceCurrency`. */
   amount: AmountNumber,
   sourceCurrency: FiatCurrency.annotations({ message: fiatMessage }),
-  destinationCurrency: Schema.Literal("USDT").annotations({ message: () => "must be USDT" }),
-  type: Schema.Literal("buy").annotations({ message: () => "must be buy" })
+  /** Implied by the route: USDT. */
+  destinationCurrency: Schema.optional(Schema.Literal("USDT").annotations({ message: () => "must be USDT" })),
+  /** Implied by the route: buy. */
+  type: Schema.optional(Schema.Literal("buy").annotations({ message: () => "must be buy" }))
 })
 export type BuyQuoteBody = typeof BuyQuoteBody.Type
 
 export const SellQuoteBody = Schema.Struct({
   /** USDT to sell (the source amount), fee included. */
   amount: AmountNumber,
-  sourceCurrency: Schema.Literal("USDT").annotations({ message: () => "must be USDT" }),
+  /** Implied by the route: USDT. */
+  sourceCurrency: Schema.optional(Schema.Literal("USDT").annotations({ message: () => "must be USDT" })),
   destinationCurrency: FiatCurrency.annotations({ message: fiatMessage }),
-  type: Schema.Literal("sell").annotations({ message: () => "must be sell" }),
+  /** Implied by the route: sell. */
+  type: Schema.optional(Schema.Literal("sell").annotations({ message: () => "must be sell" })),
   /** The network the customer's USDT is thought of as sitting on; recorded, never charged (no chain is touched). */
   network: Schema.optional(TradeNetwork)
 })
