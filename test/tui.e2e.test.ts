@@ -129,6 +129,27 @@ describe.skipIf(tmux === undefined)(`tui in a terminal (${tmux ?? "skipped: tmux
       await terminal.waitForScreen("withdrawal.submitted in the Events pane", (rows) =>
         coherent(rows) && eventRow(rows, "withdrawal.submitted", customerId))
 
+      // (1b) keys in one burst: ↑ ↑ ↑ Enter opens the row the last ↑ highlighted (following: the newest row), and
+      // Esc returns to the list
+      const listed = await terminal.waitForScreen("the Events pane following", (rows) => coherent(rows) && rows.some((row) => row.includes("following")))
+      const eventRows = listed.filter((row) => /^\d{2}:\d{2}:\d{2}  \S/.test(row))
+      expect(eventRows.length, listed.join("\n")).toBeGreaterThanOrEqual(4)
+      const highlightedType = eventRows[eventRows.length - 4]!.slice(10).trim().split(/\s+/)[0]!
+      await terminal.send("Up", "Up", "Up", "Enter")
+      await terminal.waitForScreen(`the details of ${highlightedType}, the row three above the newest`, (rows) =>
+        rows.some((row) => row.startsWith("Details")) && rows.some((row) => row === `Type      ${highlightedType}` || row.startsWith(`Type      ${highlightedType} `)))
+      await terminal.send("Escape")
+      await terminal.waitForScreen("the Events pane again", (rows) => coherent(rows) && !rows.some((row) => row.startsWith("Details")))
+
+      // (1c) a resize keeps the screen whole: narrower and shorter, then back
+      await terminal.resize(100, 24)
+      await terminal.waitForScreen("a whole screen at 100 x 24", (rows) =>
+        rows.length <= 24 && coherent(rows) && rows.every((row) => row.length <= 100) && eventRow(rows, "withdrawal.submitted", customerId))
+      await terminal.resize(160, 45)
+      await terminal.waitForScreen("a whole screen at 160 x 45 again", (rows) =>
+        coherent(rows) && eventRow(rows, "withdrawal.submitted", customerId) && eventRow(rows, "customer.registered", customerId))
+      await terminal.send("f") // follow again
+
       // (2) the Rails pane: the held withdrawal, its actions, complete
       await terminal.send("4")
       const isWithdrawalRow = (row: string) => /^\s*bank\s+withdrawal\s/.test(row) && row.includes(short(customerId))

@@ -42,8 +42,13 @@ export interface TuiTerminal {
     predicate: (rows: ReadonlyArray<string>) => boolean,
     timeoutMs?: number
   ) => Promise<ReadonlyArray<string>>
-  /** `tmux send-keys`: key names (`Enter`, `Down`, `Escape`) or single characters. */
+  /**
+   * `tmux send-keys`: key names (`Enter`, `Down`, `Escape`) or single characters. Several keys in one call reach the
+   * TUI in one burst, as a fast typist's or a paste do.
+   */
   readonly send: (...keys: ReadonlyArray<string>) => Promise<void>
+  /** `tmux resize-window`: the terminal becomes `columns` x `rows` (the TUI gets SIGWINCH). */
+  readonly resize: (columns: number, rows: number) => Promise<void>
   /** Waits until the session has ended (the TUI exited) and answers the TUI's exit code. */
   readonly waitForExit: (timeoutMs?: number) => Promise<number>
   /** What the TUI wrote on stderr so far. */
@@ -155,6 +160,9 @@ export const startTuiTerminal = async (
     },
     send: async (...keys) => {
       await tmux("send-keys", "-t", target, ...keys)
+    },
+    resize: async (columns, rows) => {
+      await tmux("resize-window", "-t", target, "-x", String(columns), "-y", String(rows))
     },
     waitForExit: async (timeoutMs = 20_000) => {
       const deadline = Date.now() + timeoutMs
