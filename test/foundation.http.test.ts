@@ -117,6 +117,20 @@ const postCustomerExpecting400 = async (body: unknown, field: string, key = apiK
 const events = (key: string, query: string) => app.request("GET", `/sandbox/events${query}`, { apiKey: key })
 
 describe("POST /partner/v1/customers", () => {
+  it("names every missing or invalid field in one answer, and creates nothing", async () => {
+    const before = await app.query<{ n: string }>("SELECT count(*)::text AS n FROM customers")
+    const empty = await app.request("POST", "/partner/v1/customers", { apiKey, body: {} })
+    expect(empty.status).toBe(400)
+    expect(empty.body.code).toBe("BAD_REQUEST")
+    expect(empty.body.message).toBe(
+      "firstName: is required; lastName: is required; email: is required; phoneNumber: is required; country: is required"
+    )
+    const two = await app.request("POST", "/partner/v1/customers", { apiKey, body: customerBody({ country: "XX", firstName: 7 }) })
+    expect(two.status).toBe(400)
+    expect(two.body.message).toMatch(/^firstName: must be a string \(got 7\); country: must be one of /)
+    expect(await app.query<{ n: string }>("SELECT count(*)::text AS n FROM customers")).toEqual(before)
+  })
+
   it("creates a customer: 201, the success envelope and exactly the Customer fields", async () => {
     const body = customerBody({ middleName: "Chi" })
     const reply = await app.request("POST", "/partner/v1/customers", { apiKey, body })

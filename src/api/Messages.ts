@@ -284,7 +284,13 @@ export const withMessages = (ast: AST.AST, root = false): AST.AST => {
   const cached = cache.get(ast)
   if (cached !== undefined) return cached
   const own = Option.getOrUndefined(AST.getMessageAnnotation(ast))
-  const annotations: AST.Annotations = { ...ast.annotations, [AST.MessageAnnotationId]: messageFor(own, root) }
+  const annotations: AST.Annotations = {
+    ...ast.annotations,
+    [AST.MessageAnnotationId]: messageFor(own, root),
+    // At the top of a request: every problem at once (each missing or invalid field named in one answer), not the
+    // first one Schema meets.
+    ...(root ? { [AST.ParseOptionsAnnotationId]: { ...(ast.annotations[AST.ParseOptionsAnnotationId] as object | undefined), errors: "all" } } : {})
+  }
   const out = rebuild(ast, annotations, root)
   built.set(out, own)
   cache.set(ast, out)
