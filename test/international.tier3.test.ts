@@ -223,7 +223,7 @@ describe("Tier3Body: customerType and the body", () => {
 
   it("decodes by customerType: a BUSINESS body is not asked for an individual's fields, and the other way round", () => {
     expect(refusal({ customerType: "BUSINESS" })).toBe("accepted")
-    expect(refusal({ customerType: "INDIVIDUAL", business: businessContent() })).toBe("dateOfBirth: is required")
+    expect(refusal({ customerType: "INDIVIDUAL", business: businessContent() })).toBe("dateOfBirth: is required; address: is required") // every missing field at once
     expect(refusal({ ...businessBody(), business: { ...businessContent(), associatedPersons: "x" } }))
       .toBe(`business.associatedPersons: must be an array (got "x")`)
   })
