@@ -3,7 +3,6 @@ import { Chunk, Effect, PubSub, Queue } from "effect"
 import { forInstance, ServiceClock } from "../clock/ServiceClock.js"
 import { catchSqlDefect } from "../db/Rows.js"
 import { EventBus } from "../events/Events.js"
-import { Ids } from "../ids/Ids.js"
 import * as DispatchClaims from "./DispatchClaims.js"
 import * as DispatchOutcomes from "./DispatchOutcomes.js"
 import { idle, makeState } from "./DispatchState.js"
@@ -39,12 +38,11 @@ export class WebhookDispatcher extends Effect.Service<WebhookDispatcher>()("Webh
     const repo = yield* WebhooksRepo.WebhooksRepo
     const clock = yield* ServiceClock
     const bus = yield* EventBus
-    const ids = yield* Ids
     const sender = yield* WebhookSender
     const state = makeState()
     // The writer first: on shutdown it stops after the attempts, and writes what they left queued.
     const offer = yield* DispatchOutcomes.make({ state, repo, sql, sender })
-    const startDue = yield* DispatchClaims.make({ state, repo, sql, clock, ids, sender, offer })
+    const startDue = yield* DispatchClaims.make({ state, repo, sql, clock, sender, offer })
 
     /** Until nothing due is left to start and nothing started is still in flight or unrecorded. */
     const drain: Effect.Effect<void> = Effect.gen(function*() {
