@@ -78,18 +78,10 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
 
     const claim = Effect.fn("Idempotency.claim")(claimKey)
 
-    /** The whole pattern: claim the reference, then create the resource or load the original one. */
-    const once = Effect.fn("Idempotency.once")(function*<A, E, L>(
-      input: Omit<ClaimInput, "resourceId">,
-      create: (resourceId: string) => Effect.Effect<A, E>,
-      load: (resourceId: string) => Effect.Effect<A, L>
-    ) {
-      const resourceId = yield* ids.uuid
-      const result = yield* claimKey({ ...input, resourceId })
-      return result._tag === "New" ? yield* create(resourceId) : yield* load(result.resourceId)
-    })
-
-    /** `once`, telling whether the answer is the original record of an earlier request (a replay). */
+    /**
+     * The whole pattern: claim the reference, then create the resource or load the original one, telling whether
+     * the answer is the original record of an earlier request (a replay).
+     */
     const answer = Effect.fn("Idempotency.answer")(function*<A, E, L>(
       input: Omit<ClaimInput, "resourceId">,
       create: (resourceId: string) => Effect.Effect<A, E>,
@@ -101,6 +93,13 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
         ? { value: yield* create(resourceId), replayed: false } as Answered<A>
         : { value: yield* load(result.resourceId), replayed: true } as Answered<A>
     })
+
+    /** `answer` without the replay flag, for a caller inside another command (the domestic global send's payout). */
+    const once = <A, E, L>(
+      input: Omit<ClaimInput, "resourceId">,
+      create: (resourceId: string) => Effect.Effect<A, E>,
+      load: (resourceId: string) => Effect.Effect<A, L>
+    ) => Effect.map(answer(input, create, load), (answered) => answered.value)
 
     /** A fresh reference for a request that did not send one (so a retry without one creates a second operation). */
     const generate: Effect.Effect<string> = Effect.map(ids.bytes(12), (bytes) => `ref_${bytes.toString("hex")}`)
