@@ -166,14 +166,19 @@ describe("scenario command (in-process service)", () => {
   it("replays the same ids, clock offsets and timestamps from the same seed, each scenario on its own service", async () => {
     const lines: Array<string> = []
     const options = { url: undefined, concurrency: 2, reporter: "console" as const, config: testConfig(), write: (t: string) => lines.push(t), color: false }
-    // two copies of one file with one seed: in-process, each gets a fresh service seeded alike
+    // three copies of one file with one seed, two at a time: in-process, each gets a fresh service seeded alike; the
+    // first two a new database each, the third one of theirs put back into the template's state (Target.ts)
     const dir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "seeded-"))
-    for (const name of ["one.yaml", "two.yaml"]) NodeFs.copyFileSync(fixture("deterministic.yaml"), NodePath.join(dir, name))
+    for (const name of ["one.yaml", "two.yaml", "three.yaml"]) NodeFs.copyFileSync(fixture("deterministic.yaml"), NodePath.join(dir, name))
     const summary = await runScenarios({ ...options, patterns: [NodePath.join(dir, "*.yaml")] })
     expect(summary.exitCode, lines.join("\n")).toBe(0)
-    const [first, second] = summary.results.map((r) => r.variables)
+    expect(summary.results).toHaveLength(3)
+    const [first, second, third] = summary.results.map((r) => r.variables)
     expect(first?.customerId).toMatch(/^[0-9a-f-]{36}$/)
-    for (const name of ["partnerId", "apiKey", "customerId", "offsetSeconds"]) expect(second?.[name]).toEqual(first?.[name])
+    for (const name of ["partnerId", "apiKey", "customerId", "offsetSeconds"]) {
+      expect(second?.[name]).toEqual(first?.[name])
+      expect(third?.[name], `${name} on a reused database`).toEqual(first?.[name])
+    }
     // the in-process clock is fixed at 2030-01-01T00:00:00Z and moves only when advanced: timestamps replay too
     expect(first?.clockNow).toBe("2030-01-01T00:00:00.000Z")
     expect(first?.createdAt).toBe("2030-01-01T00:00:00.000Z")
@@ -183,6 +188,7 @@ describe("scenario command (in-process service)", () => {
     for (const name of timestamps) {
       expect(first?.[name], name).toMatch(/^2030-01-01T0[01]:00:00\.000Z$/)
       expect(second?.[name], name).toEqual(first?.[name])
+      expect(third?.[name], name).toEqual(first?.[name])
     }
   }, 180_000)
 })

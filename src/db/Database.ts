@@ -98,15 +98,30 @@ export const migrate = PgMigrator.run({ loader: PgMigrator.fromRecord(migrations
 
 export const MigrationsLayer = Layer.effectDiscard(migrate)
 
-/** A client over an existing PGlite instance (owned by the caller, not closed here). */
-const clientOver = (db: PGlite) =>
+/**
+ * A client over an existing PGlite instance (owned by the caller, not closed here). `prepared`: statements with
+ * parameters prepared by name, as the service's own layer does (pgliteLayer).
+ */
+const clientOver = (db: PGlite, prepared = false) =>
   PgClient.layerFromPool({
     ...naming,
     acquire: Effect.acquireRelease(
-      Effect.sync(() => new Pg.Pool(batchingPgConfig(db) as unknown as Pg.PoolConfig)),
+      Effect.sync(() =>
+        new Pg.Pool({ ...batchingPgConfig(db), ...(prepared ? { Client: PreparingClient } : {}) } as unknown as Pg.PoolConfig)
+      ),
       (pool) => Effect.promise(() => pool.end())
     )
   })
+
+/**
+ * The service's database layer over a PGlite instance the caller opened and closes: the scenario runner reuses one
+ * instance for scenario after scenario (src/scenario/Target.ts resets it in between).
+ */
+export const pgliteLayerOn = (db: PGlite): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, SqlError.SqlError> =>
+  clientOver(db, true)
+
+/** Opens an in-memory PGlite from a data-dir tarball (migratedPgliteTemplate); the caller closes it. */
+export const openPgliteCopy = (template: Blob): Promise<PGlite> => openPglite({ loadDataDir: template })
 
 /**
  * A migrated, empty PGlite database as a data-dir tarball. Test runs and scenario runs migrate once and start every

@@ -11,7 +11,7 @@ import type { Scenario, Step } from "./Language.js"
 import { type LoadError, loadFile } from "./Loader.js"
 import { WebhookReceiver } from "./Receiver.js"
 import { countSteps, formatLoadErrors, formatScenario, formatSummary, junit, paint, type Totals } from "./Report.js"
-import { makeTemplate, remote, startInProcess, type Target } from "./Target.js"
+import { makeDatabasePool, makeTemplate, remote, startInProcess, type Target } from "./Target.js"
 
 /**
  * `npm run scenario -- <files or globs>`: loads and validates every file first (an invalid file stops the run
@@ -107,7 +107,7 @@ export const runScenarios = async (options: RunOptions): Promise<RunSummary> => 
     options.write(formatScenario(result, p, baseUrl))
   }
   try {
-    const mode = options.url !== undefined ? `against ${options.url}` : "in-process (a fresh in-memory service per scenario)"
+    const mode = options.url !== undefined ? `against ${options.url}` : "in-process (a fresh service per scenario)"
     options.write(p.dim(`Running ${scenarios.length} scenario(s) ${mode}, ${options.concurrency} at a time\n`))
     if (options.url !== undefined) {
       const target = remote(options.url)
@@ -115,24 +115,33 @@ export const runScenarios = async (options: RunOptions): Promise<RunSummary> => 
       await Effect.runPromise(Effect.forEach(scenarios.filter((s) => !advancesClock(s.steps)), run, { concurrency: options.concurrency, discard: true }))
       await Effect.runPromise(Effect.forEach(scenarios.filter((s) => advancesClock(s.steps)), run, { discard: true }))
     } else {
-      const template = await makeTemplate()
+      const databases = makeDatabasePool(await makeTemplate())
       const config = { ...options.config, logLevel: LogLevel.Error }
       const run = (scenario: Scenario) =>
         Effect.promise(async () => {
           let target: Target | undefined
+          const db = await databases.take()
           try {
-            target = await startInProcess(config, template, scenario.seed)
-          } catch (error) {
-            record({ scenario, status: "failed", durationMs: 0, steps: [], setupError: `the service did not start: ${String(error)}`, recentEvents: [], variables: {} }, "")
-            return
-          }
-          try {
-            record(await runScenario(scenario, target, receiver), target.baseUrl)
+            try {
+              target = await startInProcess(config, db, scenario.seed)
+            } catch (error) {
+              record({ scenario, status: "failed", durationMs: 0, steps: [], setupError: `the service did not start: ${String(error)}`, recentEvents: [], variables: {} }, "")
+              return
+            }
+            try {
+              record(await runScenario(scenario, target, receiver), target.baseUrl)
+            } finally {
+              await target.close()
+            }
           } finally {
-            await target.close()
+            databases.give(db)
           }
         })
-      await Effect.runPromise(Effect.forEach(scenarios, run, { concurrency: options.concurrency, discard: true }))
+      try {
+        await Effect.runPromise(Effect.forEach(scenarios, run, { concurrency: options.concurrency, discard: true }))
+      } finally {
+        await databases.close()
+      }
     }
   } finally {
     await receiver.close()

@@ -3,14 +3,16 @@ import { Layer, Logger, ManagedRuntime, Option, Redacted } from "effect"
 import * as Crypto from "node:crypto"
 import { baseUrlOf, makeServicesLayer, ServerLayer } from "../App.js"
 import { AppConfig, type AppConfigShape } from "../config/AppConfig.js"
-import { pgliteLayer } from "../db/Database.js"
+import type { PGlite } from "@electric-sql/pglite"
+import { pgliteLayerOn } from "../db/Database.js"
+export { makeDatabasePool } from "../db/TemplatePool.js"
 import * as Ids from "../ids/Ids.js"
 import * as ServiceClock from "../clock/ServiceClock.js"
 
 /**
- * The service a scenario runs against. In-process, every scenario gets its own service on a fresh in-memory
- * PGlite cloned from one migrated template (initdb and migrations once per run, ~0.5 s per clone), with ids
- * seeded from the scenario's seed: scenarios are isolated (clock, events, data) and replay the same ids.
+ * The service a scenario runs against. In-process, every scenario gets its own service (its own layers, caches,
+ * actors and clock, ids seeded from the scenario's seed) over an in-memory PGlite in the state of one migrated
+ * template: scenarios are isolated (clock, events, data) and replay the same ids.
  */
 export interface Target {
   readonly baseUrl: string
@@ -26,8 +28,8 @@ export { migratedPgliteTemplate as makeTemplate } from "../db/Database.js"
  */
 export const scenarioClockStart = new Date("2030-01-01T00:00:00.000Z")
 
-/** Starts the whole service on a loopback port over a clone of `template`, its clock fixed at `clockStart`. */
-export const startInProcess = async (base: AppConfigShape, template: Blob, seed: string, clockStart: Date = scenarioClockStart): Promise<Target> => {
+/** Starts the whole service on a loopback port over `db` (in the template's state), its clock fixed at `clockStart`. */
+export const startInProcess = async (base: AppConfigShape, db: PGlite, seed: string, clockStart: Date = scenarioClockStart): Promise<Target> => {
   const config: AppConfigShape = {
     ...base,
     port: 0,
@@ -39,7 +41,7 @@ export const startInProcess = async (base: AppConfigShape, template: Blob, seed:
     encryptionKey: Option.some(Redacted.make(Crypto.createHash("sha256").update(`scenario-key:${seed}`).digest("hex")))
   }
   const layer = ServerLayer.pipe(
-    Layer.provideMerge(makeServicesLayer(pgliteLayer({ loadDataDir: template }), Ids.layerSeeded(seed), ServiceClock.layerFixed(clockStart))),
+    Layer.provideMerge(makeServicesLayer(pgliteLayerOn(db), Ids.layerSeeded(seed), ServiceClock.layerFixed(clockStart))),
     Layer.provide(Logger.minimumLogLevel(config.logLevel)),
     Layer.provideMerge(Layer.succeed(AppConfig, config))
   )

@@ -7,7 +7,8 @@ import Pg from "pg"
 import { inject } from "vitest"
 import { baseUrlOf, makeServicesLayer, ServerLayer, type DatabaseLayer } from "../../src/App.js"
 import { AppConfig, type AppConfigShape } from "../../src/config/AppConfig.js"
-import { pgliteLayer, postgresLayer } from "../../src/db/Database.js"
+import { pgliteLayerOn, postgresLayer } from "../../src/db/Database.js"
+import { type DatabasePool, makeDatabasePool } from "../../src/db/TemplatePool.js"
 import * as Ids from "../../src/ids/Ids.js"
 import * as ServiceClock from "../../src/clock/ServiceClock.js"
 import { fetchOpenApiDocument, makeConformance } from "./OpenApiConformance.js"
@@ -36,8 +37,26 @@ export const testDatabaseLayer = async (): Promise<{ layer: DatabaseLayer; url?:
       layer: postgresLayer(Redacted.make(url.toString()), 8)
     }
   }
-  const tarball = NodeFs.readFileSync(inject("pgliteTemplate"))
-  return { layer: pgliteLayer({ loadDataDir: new Blob([tarball]) }) }
+  // On PGlite: a database of this worker's pool, in the template's state, given back when the layer is released
+  // (the app closes). Test workers run file after file (vitest.config.ts), so most apps reuse a database instead of
+  // unpacking a new copy of the template (src/db/TemplatePool.ts).
+  const pool = pglitePool()
+  return {
+    layer: Layer.unwrapScoped(
+      Effect.acquireRelease(Effect.promise(() => pool.take()), (db) => Effect.sync(() => pool.give(db))).pipe(
+        Effect.map(pgliteLayerOn)
+      )
+    )
+  }
+}
+
+let pool: DatabasePool | undefined
+const pglitePool = (): DatabasePool => {
+  if (pool === undefined) {
+    const template = new Blob([NodeFs.readFileSync(inject("pgliteTemplate"))])
+    pool = makeDatabasePool(template, 2)
+  }
+  return pool
 }
 
 export const testConfig = (overrides: Partial<AppConfigShape> = {}): AppConfigShape => ({

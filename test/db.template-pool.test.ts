@@ -1,0 +1,88 @@
+import type { PGlite } from "@electric-sql/pglite"
+import * as NodeFs from "node:fs"
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
+import { migratedPgliteTemplate } from "../src/db/Database.js"
+import { type DatabasePool, makeDatabasePool } from "../src/db/TemplatePool.js"
+
+/**
+ * The pool the scenario runner and the PGlite test apps take their databases from (src/db/TemplatePool.ts): a
+ * database given back and taken again is in the template's state, or, when its schema changed, a new copy.
+ */
+let pool: DatabasePool
+let template: Blob
+
+beforeAll(async () => {
+  const file = inject("pgliteTemplate")
+  template = file ? new Blob([NodeFs.readFileSync(file)]) : await migratedPgliteTemplate()
+  pool = makeDatabasePool(template, 1)
+})
+afterAll(async () => {
+  await pool?.close()
+})
+
+const count = async (db: PGlite, sql: string) => Number((await db.query<{ n: number }>(sql)).rows[0]!.n)
+
+/** What a fresh copy holds: rows per table, sequences, the clock's row. */
+const snapshot = async (db: PGlite) => {
+  const tables = (await db.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY 1")).rows
+  const rows: Record<string, number> = {}
+  for (const { name } of tables) rows[name] = await count(db, `SELECT count(*)::int AS n FROM "${name}"`)
+  const sequences = (await db.query("SELECT sequencename, last_value FROM pg_sequences WHERE schemaname = 'public' ORDER BY 1")).rows
+  const clock = (await db.query("SELECT * FROM service_clock")).rows
+  return { rows, sequences, clock }
+}
+
+describe("a database pool over the migrated template", () => {
+  it("gives back a used database in the template's state: rows, sequences, prepared statements and settings gone", async () => {
+    const db = await pool.take()
+    const fresh = await snapshot(db)
+    expect(fresh.clock).toHaveLength(1)
+    expect(Object.keys(fresh.rows).length).toBeGreaterThan(20)
+
+    // A service's leftovers: rows (customers' seq draws from its sequence), the clock moved, a prepared statement,
+    // a session setting.
+    await db.exec("UPDATE service_clock SET offset_ms = 3600000")
+    await db.exec(`INSERT INTO partners (id, name, kyb_status, created_at, updated_at)
+      VALUES ('00000000-0000-4000-8000-000000000001', 'p', 'APPROVED', now(), now())`)
+    expect(await count(db, "SELECT count(*)::int AS n FROM partners")).toBe(1)
+    const tables = Object.keys(fresh.rows)
+    const sequences = (await db.query<{ name: string }>("SELECT sequencename AS name FROM pg_sequences WHERE schemaname = 'public'")).rows
+    for (const { name } of sequences) await db.query(`SELECT nextval('"${name}"')`)
+    await db.exec("PREPARE leftover AS SELECT 1")
+    await db.exec("SET statement_timeout = '5s'")
+    expect(await count(db, "SELECT count(*)::int AS n FROM pg_prepared_statements")).toBe(1)
+
+    pool.give(db)
+    const again = await pool.take()
+    expect(again, "the same instance, reset").toBe(db)
+    expect(await snapshot(again)).toEqual(fresh)
+    expect(await count(again, "SELECT count(*)::int AS n FROM pg_prepared_statements")).toBe(0)
+    expect((await again.query<{ t: string }>("SELECT current_setting('statement_timeout') AS t")).rows[0]!.t).toBe("0")
+    expect(Object.keys((await snapshot(again)).rows)).toEqual(tables)
+    pool.give(again)
+  })
+
+  it("closes a database whose schema changed and gives a new copy instead", async () => {
+    const db = await pool.take()
+    await db.exec("ALTER TABLE service_clock ADD COLUMN note text")
+    pool.give(db)
+    const next = await pool.take()
+    expect(next).not.toBe(db)
+    expect(db.closed).toBe(true)
+    expect((await next.query("SELECT column_name FROM information_schema.columns WHERE table_name = 'service_clock' AND column_name = 'note'")).rows).toEqual([])
+    pool.give(next)
+  })
+
+  it("keeps at most idleMax databases waiting; the others are closed", async () => {
+    const a = await pool.take()
+    const b = await pool.take()
+    expect(b).not.toBe(a)
+    pool.give(a)
+    pool.give(b)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect([a.closed, b.closed].filter(Boolean)).toHaveLength(1)
+    const c = await pool.take()
+    expect(c).toBe(a)
+    pool.give(c)
+  })
+})
