@@ -7,7 +7,7 @@
  * loopback) and put the returned secret in WEBHOOK_SECRET. During a rotation, set WEBHOOK_SECRET_NEXT too: the
  * receiver accepts either secret until you drop the old one.
  *
- * What it does, per SPEC.md "Events" and "Authentication" 8:
+ * What it does, per docs/contract.md "Events and webhooks" and "Authentication" 8:
  *  1. reads the raw body bytes (the signature covers them exactly; never re-serialise parsed JSON);
  *  2. answers 401 to a missing, malformed, stale (more than 5 minutes away) or wrong signature;
  *  3. dedupes on the event id: a retry or replay of an event already handled answers 200 and does nothing;

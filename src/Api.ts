@@ -14,6 +14,7 @@ import { SandboxWebhookChaosApi, WebhooksApi } from "./webhooks/Api.js"
 import { BankAccountsApi } from "./bankaccounts/Api.js"
 import { describeErrors } from "./api/ApiError.js"
 import { describeReplays } from "./api/Replays.js"
+import { forPartners } from "./api/Docs.js"
 import { withPartnerMessagesApi } from "./api/Messages.js"
 import { SandboxSendsApi, SendsApi } from "./sends/Api.js"
 import { SandboxRatesApi, TradingApi } from "./trading/Api.js"
@@ -22,8 +23,10 @@ import { SandboxWithdrawalsApi, WithdrawalsApi } from "./withdrawals/Api.js"
 const description = [
   "Partner routes under /api/v1/partner/v1, authenticated with the `x-api-key` header; sandbox controls under " +
   "/api/v1/sandbox (sandbox mode only).",
-  "Requests: JSON bodies (`application/json`; the KYC document upload is `multipart/form-data`). Fields a body " +
-  "schema does not list are ignored, e.g. a `customerId` in a body: the path names the customer.",
+  "Requests: JSON bodies (`application/json`; the KYC document upload is `multipart/form-data`). A field a body " +
+  "schema does not list, at any level, and a query parameter a route does not list are refused (400 `BAD_REQUEST` " +
+  "naming each one, with the closest known name); the one exception is a `customerId` at the top of a body, " +
+  "which is ignored: the path names the customer.",
   "Successes: `{ success: true, data }`; cursor lists add `meta: { nextCursor }`. Create 201, read and update 200.",
   "Errors: `{ success: false, statusCode, code, message, error, timestamp, path }`, plus `details` on a few " +
   "refusals. Clients branch on `statusCode` and `code`; `message` may change. A path that no operation has " +
@@ -32,41 +35,6 @@ const description = [
   "Money-moving calls take an optional `reference`: the same reference again on the same endpoint returns the " +
   "original record and moves nothing; after a time-out or 5xx, retry with the same reference."
 ].join("\n\n")
-
-type Json = Record<string, any>
-
-/**
- * JSON request bodies ignore fields they do not list (Schema's default: excess properties are dropped), so the
- * document must not claim `additionalProperties: false` for them. Responses keep it: a response carries exactly its
- * schema's fields.
- */
-const acceptUnknownFields = (spec: Json): Json => {
-  const components: Json = spec.components.schemas
-  const seen = new Set<string>()
-  const open = (schema: unknown): void => {
-    if (Array.isArray(schema)) return schema.forEach(open)
-    if (typeof schema !== "object" || schema === null) return
-    const node = schema as Json
-    if (node.additionalProperties === false) delete node.additionalProperties
-    if (typeof node.$ref === "string" && node.$ref.startsWith("#/components/schemas/")) {
-      const name = node.$ref.slice("#/components/schemas/".length)
-      if (!seen.has(name)) {
-        seen.add(name)
-        open(components[name])
-      }
-    }
-    for (const [key, value] of Object.entries(node)) if (key !== "$ref") open(value)
-  }
-  for (const pathItem of Object.values(spec.paths as Json)) {
-    for (const operation of Object.values(pathItem as Json)) {
-      const json = operation.requestBody?.content?.["application/json"]
-      if (json === undefined) continue
-      operation.requestBody.description ??= "A JSON object; fields this schema does not list are ignored."
-      open(json.schema)
-    }
-  }
-  return spec
-}
 
 /**
  * The whole HTTP contract, importable without any server code (the scenario runner, the TUI and typed clients
@@ -91,7 +59,7 @@ const base = HttpApi.make("api")
   .annotate(OpenApi.Title, "Partner Money Movement Service")
   .annotate(OpenApi.Description, description)
   .annotate(OpenApi.Servers, [{ url: "/", description: "The origin that serves this document (every path starts with /api/v1)" }])
-  .annotate(OpenApi.Transform, (spec) => describeReplays(acceptUnknownFields(describeErrors(spec))))
+  .annotate(OpenApi.Transform, (spec) => forPartners(describeReplays(describeErrors(spec))))
 
 /**
  * Sandbox control groups: each rail's controls are added here. Both APIs pass through `withPartnerMessagesApi`: a

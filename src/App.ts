@@ -29,6 +29,7 @@ import { PartnerAuthLive, SandboxAuthLive } from "./http/AuthLive.js"
 import { answerClientError } from "./http/ClientErrors.js"
 import { makeHttpMiddleware, routeTable } from "./http/Middleware.js"
 import { CursorsLayer } from "./api/Pagination.js"
+import { scalarConfiguration } from "./api/Docs.js"
 import * as Ids from "./ids/Ids.js"
 import * as Jobs from "./jobs/Jobs.js"
 import * as KycDocuments from "./kyc/Documents.js"
@@ -168,6 +169,8 @@ export const ServerLayer = Layer.unwrapEffect(Effect.gen(function*() {
   const config = yield* AppConfig
   const sandbox = config.mode === "sandbox"
   const api = sandbox ? Api : ProductionApi
+  // The docs page: in sandbox mode the demo partner's key (the one the banner prints) is preselected in "Test Request".
+  const docsPage: HttpApiScalar.ScalarConfig = scalarConfiguration(sandbox ? Keys.demoApiKey(yield* Keys.Keys) : undefined)
   const apiLayer = (sandbox
     ? HttpApiBuilder.api(Api).pipe(Layer.provide(partnerGroups), Layer.provide(sandboxGroups))
     : HttpApiBuilder.api(ProductionApi).pipe(Layer.provide(partnerGroups))
@@ -192,7 +195,7 @@ export const ServerLayer = Layer.unwrapEffect(Effect.gen(function*() {
     // No trace exporter is configured: the span per request (and, src/http/Middleware.ts, per SQL statement) would
     // be built for nobody. An operator who adds an exporter turns both back on with it.
     Layer.provideMerge(served.pipe(HttpMiddleware.withTracerDisabledWhen(() => true))),
-    Layer.provide(HttpApiScalar.layer({ path: docsPath })),
+    Layer.provide(HttpApiScalar.layer({ path: docsPath, scalar: docsPage })),
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: openApiPath })),
     Layer.provide(apiLayer),
     Layer.provideMerge(NodeHttpServer.layer(makeNodeServer, { port: config.port, host: config.host }))

@@ -16,7 +16,7 @@ import { Api } from "./Api.js"
 export const withApiKey = (apiKey: string) => HttpClient.mapRequest(HttpClientRequest.setHeader("x-api-key", apiKey))
 
 /**
- * The error envelope on the wire names its class in `error` (SPEC.md "Errors"), while the error schemas are
+ * The error envelope on the wire names its class in `error` (docs/contract.md "Errors"), while the error schemas are
  * tagged classes decoded by `_tag`: copy one into the other so that a refusal decodes to its class.
  */
 const tagErrorBody = (response: HttpClientResponse.HttpClientResponse) =>

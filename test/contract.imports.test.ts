@@ -5,7 +5,7 @@ import ts from "typescript"
 import { describe, expect, it } from "vitest"
 
 /**
- * The contract is import-safe (DESIGN.md "Layers"): `src/Api.ts` and `src/Client.ts` reach schemas and errors
+ * The contract is import-safe (docs/architecture.md "Layers"): `src/Api.ts` and `src/Client.ts` reach schemas and errors
  * only, so a partner's code, the TUI and the scenario runner can derive a typed client without pulling in the
  * server. This walks every relative import (static, dynamic, `export ... from` and `import type` alike: a type
  * import is harmless at runtime today but is one edit away from a value import, so the contract keeps none)

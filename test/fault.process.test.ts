@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from "vitest"
 import { killServer, runLedgerCheck, type ServerProcess, startServer, stopServer } from "./support/ServerProcess.js"
 
 /**
- * Fault tests for the money core (DESIGN.md: no money created, none lost, none moved twice). The real server
+ * Fault tests for the money core (docs/architecture.md "Money invariants": no money created, none lost, none moved twice). The real server
  * process is SIGKILLed while a burst of money requests (withdrawals with references, deposits with tx hashes,
  * completes and fails of earlier withdrawals) is in flight, restarted on the same database and checked through the
  * API; then every request is retried twice at once and the server killed again; then retried once more without a

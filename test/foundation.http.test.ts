@@ -8,7 +8,7 @@ import { fixtures } from "./support/Fixtures.js"
 import { customerBody, startTestApp, type Reply, type TestApp } from "./support/TestApp.js"
 
 /**
- * Acceptance tests of the foundation (SPEC.md "Request and response conventions", "Pagination", "Customer",
+ * Acceptance tests of the foundation (docs/contract.md "Envelope", "Pagination", "Customers",
  * "Authentication", "Errors"), all through real HTTP against the whole service.
  */
 
@@ -39,7 +39,7 @@ const customerFields = [
   "verifiedAt"
 ]
 
-/** Asserts the exact SPEC.md error envelope; `path` is the request path relative to the base URL. */
+/** Asserts the exact error envelope of docs/contract.md "Errors"; `path` is the request path relative to the base URL. */
 const expectError = (reply: Reply, status: number, code: string, path: string) => {
   expect(reply.status, JSON.stringify(reply.body)).toBe(status)
   expect(reply.headers.get("content-type") ?? "").toMatch(/^application\/json/)

@@ -5,7 +5,7 @@ import { samples } from "./support/KycHelpers.js"
 import { startTestApp, type TestApp } from "./support/TestApp.js"
 
 /**
- * Global send over real HTTP (SPEC.md "Global send", the global_send.* events; docs/global-send.md): each corridor
+ * Global send over real HTTP (docs/contract.md "Global send", the global_send.* events; docs/global-send.md): each corridor
  * family (mobile money, bank, China, domestic NG), the refusals with nothing debited, the fee arithmetic,
  * idempotency across both paths, completion and failure balances, the domestic corridor's withdrawal.* events,
  * eligibility. The service clock is frozen: the payout rail answers when a test advances it (900 s by default).

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { customerBody, startTestApp, type Reply, type TestApp } from "./support/TestApp.js"
 
 /**
- * Path values the router cannot route as they are (README "Conventions"): bad percent-encoding, a `;`, a value over
+ * Path values the router cannot route as they are (docs/reference.md "Conventions"): bad percent-encoding, a `;`, a value over
  * the router's 100-character parameter limit reach the route and get the route's own answer for an invalid value
  * (403 CUSTOMER_FORBIDDEN, the resource's 404, 400 naming the field), never the router's 404 "No route"; a path
  * with an empty segment is no route (404). A cursor with control characters is INVALID_CURSOR. Requests Node

@@ -6,7 +6,7 @@ import { harness } from "./support/LedgerHarness.js"
 import { customerBody, type Reply, startTestApp, type TestApp } from "./support/TestApp.js"
 
 /**
- * Replays are marked (README "Idempotency"): a money-moving request repeated with its `reference` is answered with
+ * Replays are marked (docs/reference.md "Idempotency"): a money-moving request repeated with its `reference` is answered with
  * the original record, the same status, and `Idempotent-Replayed: true`; the first answer has no such header and
  * the repeat moves nothing.
  */

@@ -8,7 +8,7 @@ import { internationalSteps, servicesOf, valueOf, type ServiceHarness } from "./
 import { startTestApp, type TestApp } from "./support/TestApp.js"
 
 /**
- * Tier 3 and international enrolment over real HTTP (SPEC.md "International status", "International group status",
+ * Tier 3 and international enrolment over real HTTP (docs/contract.md "International status", "International group status",
  * "Registration fee rules", `global_send.enabled`; docs/international.md "Enrolment"): eligibility, the submission
  * per group, the registration fee (USDT, local currency at the live rate, neither, refused-then-free, partner pays),
  * the payout partners' decisions (auto with magic postal codes, by hand), re-send, reject, tier 3 in the

@@ -6,7 +6,7 @@ import { asId, servicesOf, startServices, type ServiceHarness } from "./support/
 import { startTestApp, type TestApp } from "./support/TestApp.js"
 
 /**
- * The partner's international verification fee setting (SPEC.md "Partner fee setting", docs/international.md).
+ * The partner's international verification fee setting (docs/contract.md "Partner fee setting", docs/international.md).
  * The rules (the default, the round trip, the service clock's `updatedAt`, per partner, concurrency, production)
  * at the service level: `International.feeSetting` / `setFeeSetting` called directly, no HTTP
  * (test/support/ServiceHarness.ts, over the services of the file's one test app; production's on services of
@@ -150,9 +150,14 @@ describe("PUT /fees/international-verification", () => {
     expect(await read(apiKey)).toEqual(on.body.data)
   })
 
-  it("ignores fields it does not list", async () => {
+  it("refuses fields it does not list, naming each, and stores nothing; a top-level customerId is ignored", async () => {
     const { apiKey } = await app.newPartner()
-    const reply = await put(apiKey, { paysForCustomers: true, paidBy: "CUSTOMER", groups: [], customerId: "x" })
+    const refused = await put(apiKey, { paysForCustomers: true, paidBy: "CUSTOMER", groups: [] })
+    expect(refused.status).toBe(400)
+    expect(refused.body.message).toContain("paidBy: is not a field of this request body")
+    expect(refused.body.message).toContain("groups: is not a field of this request body")
+    expect((await read(apiKey)).paysForCustomers).toBe(false)
+    const reply = await put(apiKey, { paysForCustomers: true, customerId: "x" })
     expect(reply.status).toBe(200)
     expect(reply.body.data).toMatchObject({ paysForCustomers: true, paidBy: "PARTNER", groups })
   })

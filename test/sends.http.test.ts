@@ -17,7 +17,7 @@ import { fixtures, type Partner, type RailPolicy } from "./support/Fixtures.js"
 import { startTestApp, type TestApp } from "./support/TestApp.js"
 
 /**
- * Crypto sends over real HTTP (SPEC.md "Send network", "Send quote", "Send", "Crypto send", send.* events): networks,
+ * Crypto sends over real HTTP (docs/contract.md "Send network", "Send quote", "Send", "Crypto send", send.* events): networks,
  * quotes, the send and its refusals, idempotency, concurrency, the chain's outcomes on the auto and manual rail,
  * reads, pending operations, and production without a chain adapter.
  */

@@ -50,7 +50,7 @@ afterAll(async () => {
 
 type Currency = "NGN" | "USDT"
 const scale: Record<Currency, number> = { NGN: 2, USDT: 6 }
-/** The most one request may carry, and the largest balance (README "Money"). */
+/** The most one request may carry, and the largest balance (docs/reference.md "Money, balances and the ledger"). */
 const maxAmount: Record<Currency, bigint> = { NGN: 10n ** 12n * 100n, USDT: 10n ** 8n * 1_000_000n }
 const maxBalance: Record<Currency, bigint> = { NGN: 10n ** 13n * 100n, USDT: 10n ** 9n * 1_000_000n }
 

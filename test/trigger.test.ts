@@ -11,11 +11,11 @@ import { startTestApp, type TestApp, testConfig } from "./support/TestApp.js"
 
 /**
  * `npm run trigger` against a real sandbox (the whole service on a loopback port, its clock fixed so that no rail
- * answers by itself): every producible event type of SPEC.md is produced through the CLI entry in-process, as the
+ * answers by itself): every producible event type of docs/contract.md "Event types" is produced through the CLI entry in-process, as the
  * demo partner found from the environment like `npm start`'s, and read back from GET /sandbox/events.
  */
 
-/** SPEC.md "Events", written out here (not read from the catalog under test). */
+/** docs/contract.md "Events and webhooks", written out here (not read from the catalog under test). */
 const specTypes = [
   "customer.registered", "kyc.status_updated", "kyc.reverification_requested", "deposit.received", "funding.received",
   "withdrawal.submitted", "withdrawal.completed", "withdrawal.failed", "withdrawal.reversed",
@@ -79,7 +79,7 @@ afterAll(async () => {
 })
 
 describe("npm run trigger -- --list", () => {
-  it("lists every SPEC.md event type, one per line, and says why send.broadcast cannot be produced", async () => {
+  it("lists every event type of the contract, one per line, and says why send.broadcast cannot be produced", async () => {
     const { code, stdout } = await cli(["--list"])
     expect(code).toBe(0)
     const lines = stdout.split("\n")
@@ -88,7 +88,7 @@ describe("npm run trigger -- --list", () => {
     expect(lines.find((line) => line.trimStart().startsWith("withdrawal.failed "))).toMatch(/bank rejects the payout/)
   })
 
-  it("as JSON, in SPEC.md order", async () => {
+  it("as JSON, in the contract's order", async () => {
     const { code, json } = await cli(["--list", "--print-json"])
     expect(code).toBe(0)
     expect(json.map((item: { type: string }) => item.type)).toEqual(specTypes)

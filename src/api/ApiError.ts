@@ -2,7 +2,7 @@ import { HttpApiSchema } from "@effect/platform"
 import { type Cause, JSONSchema, Schema } from "effect"
 
 /**
- * Every error the service returns has the seven fields of SPEC.md "Errors". An error class carries them all as
+ * Every error the service returns has the seven fields of docs/contract.md "Errors". An error class carries them all as
  * schema fields with constructor defaults, so that a handler writes `new CustomerForbidden({ message })` and the
  * OpenAPI document shows the real envelope. `timestamp` and `path` belong to the request: the HTTP middleware
  * fills them in (see ErrorEnvelope.ts).
@@ -110,7 +110,7 @@ export const errorSchemaDefinitions: Record<string, unknown> = {}
 
 /**
  * The JSON Schema of one error body exactly as the middleware writes it (ErrorEnvelope.ts): the seven fields of
- * SPEC.md "Errors", `details` when the refusal has them, nothing else (no `_tag`).
+ * docs/contract.md "Errors", `details` when the refusal has them, nothing else (no `_tag`).
  */
 export const errorJsonSchema = (options: {
   readonly status: number

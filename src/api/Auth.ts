@@ -18,7 +18,7 @@ export class CurrentPartner extends Context.Tag("CurrentPartner")<CurrentPartner
 
 export const apiKeySecurity = HttpApiSecurity.apiKey({ in: "header", key: "x-api-key" })
 
-/** Partner routes: a known key of a partner whose KYB is approved (SPEC.md "Authentication" 1-6). */
+/** Partner routes: a known key of a partner whose KYB is approved (docs/contract.md "Authentication" 1-6). */
 export class PartnerAuth extends HttpApiMiddleware.Tag<PartnerAuth>()("PartnerAuth", {
   failure: Schema.Union(Unauthorized, PartnerNotApproved),
   provides: CurrentPartner,

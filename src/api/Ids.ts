@@ -62,7 +62,7 @@ export const parseId = <A>(schema: IdSchema<A>, raw: string): Option.Option<A> =
 export const idOr = <A, E>(schema: IdSchema<A>, raw: string, malformed: () => E): Effect.Effect<A, E> =>
   Option.match(parseId(schema, raw), { onNone: () => Effect.fail(malformed()), onSome: Effect.succeed })
 
-/** A customer id of a path: a malformed one answers the same 403 as an unknown or foreign one (SPEC.md "Authentication" 5). */
+/** A customer id of a path: a malformed one answers the same 403 as an unknown or foreign one (docs/contract.md "Authentication" 5). */
 export const customerIdOf = (raw: string): Effect.Effect<CustomerId, CustomerForbidden> =>
   idOr(CustomerId, raw, CustomerForbidden.standard)
 

@@ -1,4 +1,4 @@
-import type { HttpApi, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { type HttpApi, type HttpApiEndpoint, type HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Option, ParseResult, Schema, SchemaAST as AST } from "effect"
 
 /**
@@ -196,6 +196,8 @@ const leaves = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKey>)
       return membersOf(issue).flatMap((member) => leaves(member, path))
     case "Refinement":
       if (issue.kind === "From") return leaves(issue.issue, path)
+      // An object's unknown fields (refuseUnknownKeys): one failure per field, below the object.
+      if (issue.issue._tag === "Composite" && issue.issue.ast === issue.ast) return leaves(issue.issue, path)
       return [{ path, plain: plainFailure(issue) }]
     case "Transformation":
       if (issue.kind !== "Transformation") return leaves(issue.issue, path)
@@ -272,34 +274,164 @@ const messageFor = (own: AST.MessageAnnotation | undefined, root: boolean): AST.
 // ---------------------------------------------------------------------------------------------------------------
 // Mapping an AST
 
-const memo = { root: new WeakMap<AST.AST, AST.AST>(), field: new WeakMap<AST.AST, AST.AST>() }
+// ---------------------------------------------------------------------------------------------------------------
+// Unknown fields
+
+/**
+ * Where a schema refuses fields it does not list: a JSON body (at every level) or a query string. Elsewhere (path,
+ * headers) fields it does not list are not the partner's concern.
+ */
+export type Strict = "body" | "query" | undefined
+
+/** The known name closest to `key`, when it is close enough to be a likely typo (Damerau-Levenshtein distance, case ignored). */
+export const closest = (key: string, known: ReadonlyArray<string>): string | undefined => {
+  const distance = (a: string, b: string): number => {
+    const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)))
+    for (let i = 1; i <= a.length; i++) {
+      for (let j = 1; j <= b.length; j++) {
+        const cost = a[i - 1] === b[j - 1] ? 0 : 1
+        d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost)
+        if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1)
+      }
+    }
+    return d[a.length]![b.length]!
+  }
+  let best: { name: string; distance: number } | undefined
+  for (const name of known) {
+    const found = distance(key.toLowerCase(), name.toLowerCase())
+    if (best === undefined || found < best.distance) best = { name, distance: found }
+  }
+  if (best === undefined) return undefined
+  return best.distance <= Math.max(2, Math.floor(key.length / 3)) ? best.name : undefined
+}
+
+/** Known names listed after "its fields:", at most this many. */
+const listedMax = 12
+
+/** The wording of a field a body or query does not take: "did you mean" the closest known one, else the known ones. */
+export const unknownFieldMessage = (key: string, known: ReadonlyArray<string>, strict: "body" | "query"): string => {
+  const what = strict === "body" ? "is not a field of this request body" : "is not a query parameter of this route"
+  const near = closest(key, known)
+  if (near !== undefined) return `${what}; did you mean "${near}"?`
+  if (known.length === 0) return strict === "body" ? `${what} (it takes no fields)` : `${what} (it takes none)`
+  const listed = known.slice(0, listedMax).join(", ") + (known.length > listedMax ? ", …" : "")
+  return `${what} (${strict === "body" ? "its fields" : "its query parameters"}: ${listed})`
+}
+
+/**
+ * A body's `customerId`: ignored, not refused. Partner routes name the customer in the path; a `customerId` sent in
+ * the body as well (as some partners' clients do) is left out of the decoded body and changes nothing.
+ */
+const ignoredAtTop = new Set(["customerId"])
+
+/**
+ * The filter that refuses an object's unknown keys, one issue per key. It is a stable filter: with `errors: "all"`
+ * Schema runs it on the input even when the object's own fields fail, so one answer names the unknown and the
+ * missing fields alike; on success it sees the decoded object, which keeps unknown keys (`onExcessProperty:
+ * "preserve"` at the top of the request) so that they can be named here.
+ */
+const refuseUnknownKeys = (known: ReadonlyArray<string>, root: boolean, strict: "body" | "query") => {
+  const names = new Set(known)
+  return (input: unknown, _: AST.ParseOptions, self: AST.Refinement): Option.Option<ParseResult.ParseIssue> => {
+    if (typeof input !== "object" || input === null || Array.isArray(input)) return Option.none()
+    const issues: Array<ParseResult.ParseIssue> = []
+    for (const key of Object.keys(input)) {
+      if (names.has(key) || (root && strict === "body" && ignoredAtTop.has(key))) continue
+      const value = (input as Record<string, unknown>)[key]
+      issues.push(new ParseResult.Pointer(key, input, new ParseResult.Type(unknownField, value, unknownFieldMessage(key, known, strict))))
+    }
+    if (issues.length === 0) return Option.none()
+    return Option.some(new ParseResult.Composite(self, input, issues as unknown as ParseResult.SingleOrNonEmpty<ParseResult.ParseIssue>))
+  }
+}
+
+/**
+ * Schema's "stable filter" annotation: a refinement so marked runs, under `errors: "all"`, on the input even when
+ * its `from` fails (Schema's own minItems and maxItems use it). Its id is not in Schema's type declarations, so it is
+ * written here by its registered symbol; test/strict-bodies.test.ts fails if an upgrade stops honouring it (one body
+ * with an unknown and a missing field must name both).
+ */
+const StableFilterAnnotationId = Symbol.for("effect/annotation/StableFilter")
+
+/** The node an unknown field's issue names (it has no schema of its own; the message says what is wrong). */
+const unknownField = new AST.NeverKeyword({ [AST.TitleAnnotationId]: "an unknown field" })
+
+/** A body's `customerId` at the top: dropped from the decoded body, whatever `onExcessProperty` says. */
+const withoutIgnored = (value: unknown): unknown => {
+  if (typeof value !== "object" || value === null || !Object.keys(value).some((key) => ignoredAtTop.has(key))) return value
+  const out: Record<string, unknown> = { ...(value as Record<string, unknown>) }
+  for (const key of ignoredAtTop) delete out[key]
+  return out
+}
+
+const memos = new Map<string, WeakMap<AST.AST, AST.AST>>()
+const memoOf = (root: boolean, strict: Strict) => {
+  const key = `${root}:${strict}`
+  let memo = memos.get(key)
+  if (memo === undefined) memos.set(key, memo = new WeakMap())
+  return memo
+}
 
 /**
  * The same schema with a `message` on every node that can fail. `root`: the node sits at the top of the request
- * (no field name before it), so its wording names the request body.
+ * (no field name before it), so its wording names the request body. `strict`: its objects refuse unknown fields.
  */
-export const withMessages = (ast: AST.AST, root = false): AST.AST => {
+export const withMessages = (ast: AST.AST, root = false, strict: Strict = undefined): AST.AST => {
   if (built.has(ast)) return ast
-  const cache = root ? memo.root : memo.field
+  const cache = memoOf(root, strict)
   const cached = cache.get(ast)
   if (cached !== undefined) return cached
   const own = Option.getOrUndefined(AST.getMessageAnnotation(ast))
+  const parseOptions: AST.ParseOptions = {
+    ...(ast.annotations[AST.ParseOptionsAnnotationId] as AST.ParseOptions | undefined),
+    // At the top of a request: every problem at once (each missing or invalid field named in one answer), not the
+    // first one Schema meets.
+    errors: "all",
+    // Unknown keys kept in the decoded objects, for the stable filters to name (refuseUnknownKeys).
+    ...(strict !== undefined ? { onExcessProperty: "preserve" as const } : {})
+  }
   const annotations: AST.Annotations = {
     ...ast.annotations,
     [AST.MessageAnnotationId]: messageFor(own, root),
-    // At the top of a request: every problem at once (each missing or invalid field named in one answer), not the
-    // first one Schema meets.
-    ...(root ? { [AST.ParseOptionsAnnotationId]: { ...(ast.annotations[AST.ParseOptionsAnnotationId] as object | undefined), errors: "all" } } : {})
+    ...(root ? { [AST.ParseOptionsAnnotationId]: parseOptions } : {})
   }
-  const out = rebuild(ast, annotations, root)
+  let out = rebuild(ast, annotations, root, strict)
   built.set(out, own)
+  if (AST.isTypeLiteral(out) && strict !== undefined && out.indexSignatures.length === 0) {
+    // An object of named fields refuses the others: a stable filter over it, invisible in the JSON Schema (a
+    // refinement without a JSON Schema annotation is its `from`), so the document still says
+    // `additionalProperties: false`. At the top, the parse options move up to the filter, which is now the top.
+    const known = out.propertySignatures.map((ps) => ps.name).filter((name): name is string => typeof name === "string")
+    const { [AST.ParseOptionsAnnotationId]: topOptions, ...inner } = out.annotations
+    const object = new AST.TypeLiteral(out.propertySignatures, out.indexSignatures, inner)
+    built.set(object, own)
+    out = new AST.Refinement(object, refuseUnknownKeys(known, root, strict), {
+      [StableFilterAnnotationId]: true,
+      ...(topOptions !== undefined ? { [AST.ParseOptionsAnnotationId]: topOptions } : {})
+    })
+    built.set(out, undefined)
+    if (root && strict === "body") {
+      // The ignored `customerId` leaves the decoded body here (the top object keeps it through the filter).
+      const filtered = out
+      out = new AST.Transformation(
+        filtered,
+        AST.typeAST(object),
+        new AST.FinalTransformation(
+          (value) => ParseResult.succeed(withoutIgnored(value)),
+          (value) => ParseResult.succeed(value)
+        ),
+        topOptions !== undefined ? { [AST.ParseOptionsAnnotationId]: topOptions } : {}
+      )
+      built.set(out, undefined)
+    }
+  }
   cache.set(ast, out)
   return out
 }
 
-const rebuild = (ast: AST.AST, annotations: AST.Annotations, root: boolean): AST.AST => {
-  const same = (child: AST.AST) => withMessages(child, root)
-  const field = (child: AST.AST) => withMessages(child, false)
+const rebuild = (ast: AST.AST, annotations: AST.Annotations, root: boolean, strict: Strict): AST.AST => {
+  const same = (child: AST.AST) => withMessages(child, root, strict)
+  const field = (child: AST.AST) => withMessages(child, false, strict === "body" ? "body" : undefined)
   switch (ast._tag) {
     case "Declaration":
       return new AST.Declaration(
@@ -405,17 +537,26 @@ const withIssueMessages = (issue: ParseResult.ParseIssue, root: boolean): ParseR
   }
 }
 
-/** A schema with the partner's wording on every node (same type, same decoding, same JSON Schema). */
-export const withPartnerMessages = <S extends Schema.Schema.Any>(schema: S, root = true): S =>
-  Schema.make(withMessages(schema.ast, root)) as unknown as S
+/**
+ * A schema with the partner's wording on every node (same type, same JSON Schema). `strict`: its objects refuse
+ * fields they do not list (a JSON body at every level, a query string at the top).
+ */
+export const withPartnerMessages = <S extends Schema.Schema.Any>(schema: S, root = true, strict: Strict = undefined): S =>
+  Schema.make(withMessages(schema.ast, root, strict)) as unknown as S
+
+/** A JSON body (not a multipart upload, whose parts the handler reads). */
+const isJsonPayload = (ast: AST.AST) => HttpApiSchema.getMultipart(ast) === undefined && HttpApiSchema.getMultipartStream(ast) === undefined
 
 // ---------------------------------------------------------------------------------------------------------------
 // Applying it to an HttpApi
 
 const mapEndpoint = (endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps): HttpApiEndpoint.HttpApiEndpoint.AnyWithProps => {
   let out = endpoint
-  if (Option.isSome(endpoint.payloadSchema)) out = out.setPayload(withPartnerMessages(endpoint.payloadSchema.value) as any) as any
-  if (Option.isSome(endpoint.urlParamsSchema)) out = out.setUrlParams(withPartnerMessages(endpoint.urlParamsSchema.value) as any) as any
+  if (Option.isSome(endpoint.payloadSchema)) {
+    const payload = endpoint.payloadSchema.value
+    out = out.setPayload(withPartnerMessages(payload, true, isJsonPayload(payload.ast) ? "body" : undefined) as any) as any
+  }
+  if (Option.isSome(endpoint.urlParamsSchema)) out = out.setUrlParams(withPartnerMessages(endpoint.urlParamsSchema.value, true, "query") as any) as any
   if (Option.isSome(endpoint.pathSchema)) out = out.setPath(withPartnerMessages(endpoint.pathSchema.value) as any) as any
   if (Option.isSome(endpoint.headersSchema)) out = out.setHeaders(withPartnerMessages(endpoint.headersSchema.value) as any) as any
   return out

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 
 /**
- * The query parameters of every cursor list (SPEC.md "Pagination"). Schemas only: the contract imports this
+ * The query parameters of every cursor list (docs/contract.md "Pagination"). Schemas only: the contract imports this
  * module; the cursors themselves are signed and read in Pagination.ts.
  */
 export const pageLimitMax = 100

@@ -6,7 +6,7 @@ import type { Page } from "./Envelope.js"
 import { pageLimitDefault } from "./PageParams.js"
 
 /**
- * Cursor pagination (SPEC.md "Pagination"), one piece for every list. Lists are keyset-paginated on a
+ * Cursor pagination (docs/contract.md "Pagination"), one piece for every list. Lists are keyset-paginated on a
  * monotonically increasing `seq`, newest first, so a page is stable under inserts: rows created after the
  * first page never shift later pages. The cursor is opaque: base64url JSON of the last seq, with an HMAC over
  * the seq AND the list instance it was issued for (`ListScope`: the list, the partner, the customer and every

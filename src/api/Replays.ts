@@ -1,7 +1,7 @@
 /**
  * Replays of money-moving requests: a request whose `reference` was already used by the same customer on the same
  * endpoint is answered with the original record (nothing moves), marked `Idempotent-Replayed: true`; a first answer
- * carries no such header (README "Idempotency"). src/http/Replayed.ts sets the header; the OpenAPI document says so.
+ * carries no such header (docs/reference.md "Idempotency"). src/http/Replayed.ts sets the header; the OpenAPI document says so.
  */
 export const replayedHeader = "Idempotent-Replayed"
 

@@ -1,5 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { described, example, resourceTag, sample } from "../api/Docs.js"
 import { CustomerIdPath } from "../customers/Api.js"
 import { ApiError, BadRequest, CustomerForbidden, NotFound } from "../api/ApiError.js"
 import { PartnerAuth } from "../api/Auth.js"
@@ -10,7 +11,7 @@ import { BankRailUnavailable } from "../rails/Errors.js"
 
 /** A bank of the catalogue (`GET .../banks`). */
 export const BankView = Schema.Struct({
-  code: Schema.String,
+  code: described(Schema.String, "The bank's code: what `bankCode` takes."),
   name: Schema.String,
   country: Schema.String,
   currency: Schema.String
@@ -18,43 +19,50 @@ export const BankView = Schema.Struct({
 
 export const BanksQuery = Schema.Struct({ country: CountryCode })
 
-const bankCode = Schema.String.pipe(
+const bankCode = described(Schema.String.pipe(
   Schema.pattern(/^\d{2,9}$/, { message: () => "must be a bank code from GET .../banks (2 to 9 digits)" })
-)
-const accountNumber = Schema.String.pipe(
+), "The bank's `code` from `GET .../banks`, e.g. 058 (Guaranty Trust Bank).")
+const accountNumber = described(Schema.String.pipe(
   Schema.pattern(/^\d{6,20}$/, { message: () => "must be the account number's digits only" })
-)
+), "The account number, digits only (10 in Nigeria).")
 
-export const VerifyAccountBody = Schema.Struct({
+export const VerifyAccountBody = example(Schema.Struct({
   bankCode,
   accountNumber,
   /** Defaults to the customer's country. */
-  country: Schema.optional(CountryCode)
-})
+  country: Schema.optional(described(CountryCode, "The bank's country; the customer's country when left out."))
+}), { bankCode: sample.bankCode, accountNumber: sample.accountNumber })
 export type VerifyAccountBody = typeof VerifyAccountBody.Type
 
 /** Name enquiry result: the number is shown in full here because the caller just sent it. */
-export const ResolvedAccount = Schema.Struct({
+export const ResolvedAccount = example(Schema.Struct({
   bankCode: Schema.String,
   bankName: Schema.String,
   accountNumber: Schema.String,
-  accountName: Schema.String,
+  accountName: described(Schema.String, "The account holder's name as the bank has it: show it to the customer before saving."),
   country: Schema.String,
   currency: Schema.String
+}), {
+  bankCode: sample.bankCode,
+  bankName: "Guaranty Trust Bank",
+  accountNumber: sample.accountNumber,
+  accountName: "OBI ADA CHIOMA",
+  country: "NG",
+  currency: "NGN"
 })
 export type ResolvedAccount = typeof ResolvedAccount.Type
 
 /** Saving an account always uses the customer's country (withdrawals pay out in the customer's currency). */
-export const SaveAccountBody = Schema.Struct({
+export const SaveAccountBody = example(Schema.Struct({
   bankCode,
   accountNumber,
   /** true makes this account the default even when another one is; the first account is always the default. */
-  isDefault: Schema.optional(Schema.Boolean)
-})
+  isDefault: Schema.optional(described(Schema.Boolean, "Make this the account withdrawals go to (the first saved account always is)."))
+}), { bankCode: sample.bankCode, accountNumber: sample.accountNumber, isDefault: true })
 export type SaveAccountBody = typeof SaveAccountBody.Type
 
 /** A saved bank account; the account number is masked everywhere after saving. */
-export const BankAccount = Schema.Struct({
+export const BankAccount = example(Schema.Struct({
   id: Schema.UUID,
   customerId: Schema.UUID,
   bankCode: Schema.String,
@@ -67,6 +75,19 @@ export const BankAccount = Schema.Struct({
   isDefault: Schema.Boolean,
   createdAt: Schema.Date,
   updatedAt: Schema.Date
+}), {
+  id: sample.accountId,
+  customerId: sample.customerId,
+  bankCode: sample.bankCode,
+  bankName: "Guaranty Trust Bank",
+  accountName: "OBI ADA CHIOMA",
+  accountNumberLast4: "7896",
+  accountNumberMasked: "******7896",
+  country: "NG",
+  currency: "NGN",
+  isDefault: true,
+  createdAt: sample.at,
+  updatedAt: sample.at
 })
 export type BankAccount = typeof BankAccount.Type
 
@@ -80,7 +101,7 @@ export class BankAccountAlreadySaved extends ApiError("BankAccountAlreadySaved",
 
 export class BankAccountLimitReached extends ApiError("BankAccountLimitReached", 400, "BANK_ACCOUNT_LIMIT_REACHED") {}
 
-export class BankAccountsApi extends HttpApiGroup.make("bankAccounts")
+export class BankAccountsApi extends HttpApiGroup.make("bankAccounts").annotateContext(resourceTag("bankAccounts"))
   .add(
     HttpApiEndpoint.get("banks", "/customers/:customerId/banks")
       .annotateContext(OpenApi.annotations({
@@ -89,7 +110,10 @@ export class BankAccountsApi extends HttpApiGroup.make("bankAccounts")
       }))
       .setPath(CustomerIdPath)
       .setUrlParams(BanksQuery)
-      .addSuccess(Envelope(Schema.Array(BankView)))
+      .addSuccess(Envelope(example(Schema.Array(BankView), [
+        { code: "044", name: "Access Bank", country: "NG", currency: "NGN" },
+        { code: "058", name: "Guaranty Trust Bank", country: "NG", currency: "NGN" }
+      ])))
       .addError(BadRequest)
       .addError(BankRailUnavailable)
   )

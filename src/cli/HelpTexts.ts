@@ -78,7 +78,7 @@ export const triggerOptions = {
   },
   set: { name: "set", value: "KEY=VALUE", repeatable: true, description: "override a flow variable, e.g. --set amount=500" },
   printJson: { name: "print-json", description: "print the result as one JSON document on stdout (request lines go to stderr)" },
-  list: { name: "list", description: "list every event type of SPEC.md and what its flow does, then exit" }
+  list: { name: "list", description: "list every event type of the partner contract and what its flow does, then exit" }
 } as const satisfies Record<string, OptionSpec>
 
 export const triggerHelp: CommandHelp = {

@@ -1,5 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
 import { Context, Schema } from "effect"
+import { example, resourceTag } from "../api/Docs.js"
 import { Email } from "../customers/Api.js"
 import { ApiError, BadRequest, PartnerNotApproved, Unauthorized } from "../api/ApiError.js"
 import { Envelope } from "../api/Envelope.js"
@@ -7,7 +8,7 @@ import { IsoCountryCode } from "../international/Tier3.js"
 import { SetWebhook, WebhookSecretIssued } from "../webhooks/Api.js"
 
 /**
- * The partner console (SPEC.md "General rules": a separate surface; "Authentication" 2, 3, 6, 7): sign-up and
+ * The partner console (docs/contract.md "Overview": a separate surface; "Authentication" 2, 3, 6, 7): sign-up and
  * sign-in with email and password, a short-lived JWT for the rest, company details and KYB, API keys and their
  * rotation, and `POST /partner/update-webhook`. Under `/api/v1/partner/...`, beside `/partner/v1`. An API key is never
  * accepted here; a console token is never accepted on `/partner/v1`. docs/console.md.
@@ -44,10 +45,10 @@ const text = (max: number) =>
     )
   )
 
-export const SignUpBody = Schema.Struct({ email: Email, password: Password, companyName: text(200) })
+export const SignUpBody = example(Schema.Struct({ email: Email, password: Password, companyName: text(200) }), { email: "founder@acmewallet.example.com", password: "correct-horse-battery-9", companyName: "Acme Wallet" })
 /** Sign-in checks the password, not its shape: any string up to 1024 characters (a longer one is refused as wrong). */
-export const SignInBody = Schema.Struct({ email: Schema.String.pipe(Schema.maxLength(254, { message: () => "must be at most 254 characters" })), password: Schema.String.pipe(Schema.maxLength(1024, { message: () => "must be at most 1024 characters" })) })
-export const RefreshBody = Schema.Struct({ refreshToken: Schema.String.pipe(Schema.maxLength(200, { message: () => "must be at most 200 characters" })) })
+export const SignInBody = example(Schema.Struct({ email: Schema.String.pipe(Schema.maxLength(254, { message: () => "must be at most 254 characters" })), password: Schema.String.pipe(Schema.maxLength(1024, { message: () => "must be at most 1024 characters" })) }), { email: "founder@acmewallet.example.com", password: "correct-horse-battery-9" })
+export const RefreshBody = example(Schema.Struct({ refreshToken: Schema.String.pipe(Schema.maxLength(200, { message: () => "must be at most 200 characters" })) }), { refreshToken: "rt_Vb3kQ9xZ2mN7pL4wR8tY1cF6hJ0sD5gA" })
 
 export const Session = Schema.Struct({
   tokenType: Schema.Literal("Bearer"),
@@ -61,7 +62,7 @@ export const Session = Schema.Struct({
 })
 export type Session = typeof Session.Type
 
-export const CompanyDetails = Schema.Struct({
+export const CompanyDetails = example(Schema.Struct({
   legalName: text(200),
   registrationNumber: Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9][A-Za-z0-9 ./-]{0,49}$/, {
     message: () => "must be 1 to 50 letters, digits, spaces or . / -"
@@ -70,6 +71,13 @@ export const CompanyDetails = Schema.Struct({
   address: text(300),
   website: Schema.optional(Schema.String.pipe(Schema.pattern(/^https:\/\/[^\s/$.?#].[^\s]*$/, { message: () => "must be an https:// URL" }), Schema.maxLength(200, { message: () => "must be at most 200 characters" }))),
   contactEmail: Email
+}), {
+  legalName: "Acme Wallet Limited",
+  registrationNumber: "RC 1234567",
+  country: "NG",
+  address: "12 Admiralty Way, Lekki Phase 1, Lagos",
+  website: "https://acmewallet.example.com",
+  contactEmail: "compliance@acmewallet.example.com"
 })
 export type CompanyDetails = typeof CompanyDetails.Type
 
@@ -81,7 +89,7 @@ export const ConsoleView = Schema.Struct({
   partner: Schema.Struct({
     id: Schema.String,
     name: Schema.String,
-    /** SPEC.md "Partner account": PENDING, APPROVED, REJECTED. */
+    /** docs/contract.md "Partner account": PENDING, APPROVED, REJECTED. */
     kybStatus: Schema.Literal("PENDING", "APPROVED", "REJECTED"),
     kybStage: KybStage,
     /** Compliance's reason for a rejection or a resubmission request; null otherwise. */
@@ -106,13 +114,13 @@ export const ApiKeyView = Schema.Struct({
 })
 export const IssuedApiKey = Schema.Struct({ apiKey: Schema.String, key: ApiKeyView })
 
-export const UpdateWebhookBody = Schema.Struct({
+export const UpdateWebhookBody = example(Schema.Struct({
   url: SetWebhook.fields.url,
   /** Your own signing secret (32 to 256 printable ASCII characters), encrypted at rest; omitted: one is minted. */
   secret: Schema.optional(Schema.String.pipe(Schema.pattern(/^[\x21-\x7e]{32,256}$/, {
     message: () => "must be 32 to 256 printable ASCII characters without spaces"
   })))
-})
+}), { url: "https://hooks.example.com/pmm" })
 
 export class EmailTaken extends ApiError("EmailTaken", 409, "EMAIL_TAKEN") {}
 export class InvalidCredentials extends ApiError("InvalidCredentials", 401, "INVALID_CREDENTIALS") {}
@@ -122,7 +130,7 @@ export class TooManySignInAttempts extends ApiError("TooManySignInAttempts", 429
 export class KybNotEditable extends ApiError("KybNotEditable", 400, "KYB_NOT_EDITABLE") {}
 export class KybNotUnderReview extends ApiError("KybNotUnderReview", 400, "KYB_NOT_UNDER_REVIEW") {}
 
-export class ConsolePublicApi extends HttpApiGroup.make("consolePublic")
+export class ConsolePublicApi extends HttpApiGroup.make("consolePublic").annotateContext(resourceTag("consolePublic"))
   .add(
     HttpApiEndpoint.post("signUp", "/sign-up")
       .annotateContext(OpenApi.annotations({
@@ -165,7 +173,7 @@ export class ConsolePublicApi extends HttpApiGroup.make("consolePublic")
   .prefix("/partner")
 {}
 
-export class ConsoleApi extends HttpApiGroup.make("console")
+export class ConsoleApi extends HttpApiGroup.make("console").annotateContext(resourceTag("console"))
   .add(
     HttpApiEndpoint.post("signOut", "/sign-out")
       .annotateContext(OpenApi.annotations({
@@ -215,7 +223,7 @@ export class ConsoleApi extends HttpApiGroup.make("console")
       .annotateContext(OpenApi.annotations({
         summary: "Issue (or rotate) the API key",
         description: "Issues a new API key, shown once in this answer (201 `{ apiKey, key }`); every earlier key stops " +
-          "working at once (SPEC.md: rotation invalidates the old key immediately). Only after KYB approval: before, " +
+          "working at once (rotation invalidates the old key immediately). Only after KYB approval: before, " +
           "403 `PARTNER_NOT_APPROVED`."
       }))
       .addSuccess(Envelope(IssuedApiKey), { status: 201 })
@@ -238,16 +246,16 @@ export class ConsoleApi extends HttpApiGroup.make("console")
   .prefix("/partner")
 {}
 
-export const KybDecisionBody = Schema.Struct({
+export const KybDecisionBody = example(Schema.Struct({
   decision: Schema.Literal("APPROVED", "REJECTED", "RESUBMISSION_REQUESTED").annotations({
     message: () => "must be APPROVED, REJECTED or RESUBMISSION_REQUESTED"
   }),
   reason: Schema.optional(text(500))
-})
+}), { decision: "APPROVED" })
 export type KybDecisionBody = typeof KybDecisionBody.Type
 
 /** Compliance's KYB decision on the signed-in partner, played by the tester (sandbox mode only). */
-export class SandboxConsoleApi extends HttpApiGroup.make("sandboxConsole")
+export class SandboxConsoleApi extends HttpApiGroup.make("sandboxConsole").annotateContext(resourceTag("sandboxConsole"))
   .add(
     HttpApiEndpoint.post("decideKyb", "/console/kyb-decision")
       .annotateContext(OpenApi.annotations({

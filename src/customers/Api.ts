@@ -1,5 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { described, example, resourceTag, sample } from "../api/Docs.js"
 import { ApiError, BadRequest, CustomerForbidden, InvalidCursor } from "../api/ApiError.js"
 import { PartnerAuth } from "../api/Auth.js"
 import { Envelope, PageEnvelope } from "../api/Envelope.js"
@@ -27,8 +28,10 @@ export const PhoneNumber = Schema.String.pipe(
   Schema.pattern(/^\+[1-9]\d{6,14}$/, { message: () => "must be an E.164 phone number, e.g. +2348012345678" })
 )
 
-/** Path value: any string; a malformed id answers the same 403 as an unknown one (SPEC.md "Authentication" 5). */
-export const CustomerIdPath = Schema.Struct({ customerId: Schema.String })
+/** Path value: any string; a malformed id answers the same 403 as an unknown one (docs/contract.md "Authentication" 5). */
+export const CustomerIdPath = Schema.Struct({
+  customerId: described(Schema.String, "The customer's `id`, as `POST /customers` returned it.")
+})
 
 export class Customer extends Schema.Class<Customer>("Customer")({
   id: Schema.UUID,
@@ -43,19 +46,39 @@ export class Customer extends Schema.Class<Customer>("Customer")({
   updatedAt: Schema.Date
 }) {}
 
-export const CreateCustomer = Schema.Struct({
-  firstName: text(100),
-  lastName: text(100),
-  middleName: Schema.optional(Schema.NullOr(text(100))),
-  email: Email,
-  phoneNumber: PhoneNumber,
-  country: CountryCode
+/** The customer of the examples (the values the tests register). */
+const customerExample = example(Customer, {
+  id: sample.customerId,
+  firstName: "Ada",
+  lastName: "Obi",
+  middleName: null,
+  email: "ada.obi@example.com",
+  phoneNumber: "+2348012345678",
+  country: "NG",
+  verifiedAt: null,
+  createdAt: sample.at,
+  updatedAt: sample.at
+})
+
+export const CreateCustomer = example(Schema.Struct({
+  firstName: described(text(100), "The customer's first name as on their ID, 1 to 100 characters (spaces around it are removed)."),
+  lastName: described(text(100), "The customer's last name as on their ID, 1 to 100 characters."),
+  middleName: Schema.optional(Schema.NullOr(described(text(100), "The customer's middle name, if any."))),
+  email: described(Email, "The customer's email address: unique among your customers, ignoring case."),
+  phoneNumber: described(PhoneNumber, "The customer's mobile number in international (E.164) form, e.g. +2348012345678."),
+  country: described(CountryCode, "Where the customer lives (ISO 3166 alpha-2): decides their fiat currency, e.g. NG for NGN.")
+}), {
+  firstName: "Ada",
+  lastName: "Obi",
+  email: "ada.obi@example.com",
+  phoneNumber: "+2348012345678",
+  country: "NG"
 })
 export type CreateCustomer = typeof CreateCustomer.Type
 
 export class CustomerAlreadyExists extends ApiError("CustomerAlreadyExists", 409, "CUSTOMER_ALREADY_EXISTS") {}
 
-export class CustomersApi extends HttpApiGroup.make("customers")
+export class CustomersApi extends HttpApiGroup.make("customers").annotateContext(resourceTag("customers"))
   .add(
     HttpApiEndpoint.post("create", "/customers")
       .annotateContext(OpenApi.annotations({
@@ -66,7 +89,7 @@ export class CustomersApi extends HttpApiGroup.make("customers")
           "a second registration answers 409 `CUSTOMER_ALREADY_EXISTS`."
       }))
       .setPayload(CreateCustomer)
-      .addSuccess(Envelope(Customer), { status: 201 })
+      .addSuccess(Envelope(customerExample), { status: 201 })
       .addError(BadRequest)
       .addError(CustomerAlreadyExists)
   )
@@ -78,7 +101,7 @@ export class CustomersApi extends HttpApiGroup.make("customers")
           "`meta.nextCursor` back as `cursor` until it is null."
       }))
       .setUrlParams(Schema.Struct(PageParams))
-      .addSuccess(PageEnvelope(Customer))
+      .addSuccess(PageEnvelope(customerExample))
       .addError(InvalidCursor)
   )
   .add(
@@ -89,7 +112,7 @@ export class CustomersApi extends HttpApiGroup.make("customers")
           "`CUSTOMER_FORBIDDEN`."
       }))
       .setPath(CustomerIdPath)
-      .addSuccess(Envelope(Customer))
+      .addSuccess(Envelope(customerExample))
       .addError(CustomerForbidden)
   )
   .add(
@@ -98,7 +121,10 @@ export class CustomersApi extends HttpApiGroup.make("customers")
         summary: "List supported countries",
         description: "The countries a customer may be registered in, each with its fiat currency (a plain array)."
       }))
-      .addSuccess(Envelope(Schema.Array(Country)))
+      .addSuccess(Envelope(example(Schema.Array(Country), [
+        { country: "NG", name: "Nigeria", currency: "NGN", dialCode: "+234" },
+        { country: "GH", name: "Ghana", currency: "GHS", dialCode: "+233" }
+      ])))
   )
   .middleware(PartnerAuth)
   .prefix("/partner/v1")

@@ -7,7 +7,7 @@ import type { EventQuery, EventRow, RelatedQuery } from "./EventsRepo.js"
 
 export type { DataMatch, EventQuery, RelatedQuery } from "./EventsRepo.js"
 
-/** The envelope of SPEC.md "Events": what a webhook body and the event log carry. */
+/** The envelope of docs/contract.md "Events and webhooks": what a webhook body and the event log carry. */
 export const EventEnvelope = Schema.Struct({
   id: Schema.UUID,
   type: Schema.String,

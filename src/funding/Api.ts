@@ -1,5 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { described, example, resourceTag, sample } from "../api/Docs.js"
 import { CustomerIdPath } from "../customers/Api.js"
 import { ApiError, BadRequest, CustomerForbidden, InvalidCursor, NotFound } from "../api/ApiError.js"
 import { PartnerAuth, SandboxAuth } from "../api/Auth.js"
@@ -10,14 +11,21 @@ import { Reference } from "../ledger/Reference.js"
 import { AmountNumber } from "../money/Money.js"
 import { BankRailUnavailable, ChainRailUnavailable } from "../rails/Errors.js"
 
-/** SPEC.md "Virtual account". */
-export const VirtualAccount = Schema.Struct({
-  accountNumber: Schema.String,
+/** docs/contract.md "Virtual account". */
+export const VirtualAccount = example(Schema.Struct({
+  accountNumber: described(Schema.String, "The account number the customer (or anyone) pays into."),
   accountName: Schema.String,
   bankName: Schema.String,
   bankCode: Schema.String,
   currency: Schema.String,
   status: Schema.Literal("active")
+}), {
+  accountNumber: "1010000018",
+  accountName: "Demo Partner / Ada Obi",
+  bankName: "Providus Bank",
+  bankCode: "101",
+  currency: "NGN",
+  status: "active"
 })
 export type VirtualAccount = typeof VirtualAccount.Type
 
@@ -25,8 +33,8 @@ export const FundingChargeType = Schema.Literal("bank_transfer", "eft")
 export const FundingChargeStatus = Schema.Literal("PENDING", "PAID", "EXPIRED", "CANCELLED")
 export type FundingChargeStatus = typeof FundingChargeStatus.Type
 
-/** SPEC.md "Funding charge", plus `customerId`, `amountPaid`, `paidAt` and `updatedAt`. */
-export const FundingCharge = Schema.Struct({
+/** docs/contract.md "Funding charge", plus `customerId`, `amountPaid`, `paidAt` and `updatedAt`. */
+export const FundingCharge = example(Schema.Struct({
   id: Schema.UUID,
   customerId: Schema.UUID,
   reference: Schema.String,
@@ -45,20 +53,39 @@ export const FundingCharge = Schema.Struct({
   paidAt: Schema.NullOr(Schema.Date),
   createdAt: Schema.Date,
   updatedAt: Schema.Date
+}), {
+  id: sample.chargeId,
+  customerId: sample.customerId,
+  reference: "fund-2026-03-02-001",
+  type: "bank_transfer",
+  currency: "NGN",
+  amount: 50000,
+  amountPaid: null,
+  status: "PENDING",
+  accountNumber: "1010000025",
+  accountName: "Demo Partner / Ada Obi",
+  bankName: "Providus Bank",
+  bankCode: "101",
+  narration: "PMM7K2QX9D",
+  expiresAt: sample.expires,
+  redirectUrl: null,
+  paidAt: null,
+  createdAt: sample.at,
+  updatedAt: sample.at
 })
 export type FundingCharge = typeof FundingCharge.Type
 
-export const CreateFundingCharge = Schema.Struct({
-  amount: AmountNumber,
-  reference: Schema.optional(Reference)
-})
+export const CreateFundingCharge = example(Schema.Struct({
+  amount: described(AmountNumber, "How much to collect, in the customer's fiat currency and major units (50000 is NGN 50,000)."),
+  reference: Schema.optional(described(Reference, "Your id for this charge (letters, digits, `.`, `_`, `-`; up to 120): the same reference again returns the original charge."))
+}), { amount: 50000, reference: "fund-2026-03-02-001" })
 
 export const DepositAddress = Schema.Struct({
   network: Schema.String,
   displayName: Schema.String,
   address: Schema.String,
   assets: Schema.Array(Schema.String),
-  confirmations: Schema.Number
+  confirmations: described(Schema.Number, "Confirmations the chain needs before a deposit is credited.")
 })
 export type DepositAddress = typeof DepositAddress.Type
 
@@ -93,17 +120,22 @@ const narration = Schema.String.pipe(
   Schema.maxLength(140, { message: () => "must be 1 to 140 characters" })
 )
 
-export const CreditVirtualAccount = Schema.Struct({ amount: AmountNumber, narration: Schema.optional(narration) })
+export const CreditVirtualAccount = example(
+  Schema.Struct({ amount: AmountNumber, narration: Schema.optional(described(narration, "The transfer's narration, 1 to 140 characters.")) }),
+  { amount: 250000, narration: "Salary March" }
+)
 
-export const PayFundingCharge = Schema.Struct({ amount: Schema.optional(AmountNumber) })
+export const PayFundingCharge = example(Schema.Struct({
+  amount: Schema.optional(described(AmountNumber, "How much the payer sends; the charge's amount when left out (less or more plays an under- or overpayment)."))
+}), { amount: 50000 })
 
-export const CreateDeposit = Schema.Struct({
+export const CreateDeposit = example(Schema.Struct({
   asset: Schema.String.pipe(Schema.pattern(/^[A-Z0-9]{2,10}$/, { message: () => "must be a token symbol such as USDT" })),
   network: Schema.String.pipe(Schema.pattern(/^[A-Z0-9_]{2,20}$/, { message: () => "must be a network such as TRON" })),
   amount: AmountNumber,
   txHash: Schema.optional(Schema.String.pipe(Schema.maxLength(128, { message: () => "must be at most 128 characters" }))),
   unsupported: Schema.optional(Schema.Boolean)
-})
+}), { asset: "USDT", network: "TRON", amount: 100, txHash: sample.txHash })
 export type CreateDeposit = typeof CreateDeposit.Type
 
 export const ChargePath = Schema.Struct({ customerId: Schema.String, chargeId: Schema.String })
@@ -132,8 +164,8 @@ const createCharge = <const Name extends string>(name: Name, path: `/${string}`)
     .addError(CustomerBusy)
     .addError(BankRailUnavailable)
 
-/** Partner routes of SPEC.md "Funding and balances". */
-export class FundingApi extends HttpApiGroup.make("funding")
+/** Partner routes of docs/contract.md "Funding". */
+export class FundingApi extends HttpApiGroup.make("funding").annotateContext(resourceTag("funding"))
   .add(
     HttpApiEndpoint.get("virtualAccount", "/customers/:customerId/virtual-account")
       .annotateContext(OpenApi.annotations({
@@ -160,8 +192,8 @@ export class FundingApi extends HttpApiGroup.make("funding")
   .add(createCharge("createChargeWallet", "/customers/:customerId/wallet/funding/charge")
     .annotateContext(OpenApi.annotations({
       summary: "Create a funding charge (wallet path)",
-      description: "The same endpoint as `POST /customers/{customerId}/funding/charge`, under the path SPEC.md's " +
-        "idempotency list names; both paths share one `reference` scope."
+      description: "The same endpoint as `POST /customers/{customerId}/funding/charge`, under the path the idempotency rules " +
+        "name; both paths share one `reference` scope."
     })))
   .add(
     HttpApiEndpoint.get("listCharges", "/customers/:customerId/funding/charges")
@@ -193,7 +225,10 @@ export class FundingApi extends HttpApiGroup.make("funding")
           "and never changed; one EVM address serves every EVM network."
       }))
       .setPath(CustomerIdPath)
-      .addSuccess(Envelope(Schema.Array(DepositAddress)))
+      .addSuccess(Envelope(example(Schema.Array(DepositAddress), [
+        { network: "TRON", displayName: "Tron (TRC-20)", address: sample.tronAddress, assets: ["USDT"], confirmations: 20 },
+        { network: "ETHEREUM", displayName: "Ethereum (ERC-20)", address: sample.evmAddress, assets: ["USDT", "USDC"], confirmations: 12 }
+      ])))
       .addError(CustomerBusy)
       .addError(ChainRailUnavailable)
   )
@@ -204,7 +239,7 @@ export class FundingApi extends HttpApiGroup.make("funding")
 {}
 
 /** Sandbox controls that play incoming money: bank transfers, charge payments and on-chain deposits. */
-export class SandboxFundingApi extends HttpApiGroup.make("sandboxFunding")
+export class SandboxFundingApi extends HttpApiGroup.make("sandboxFunding").annotateContext(resourceTag("sandboxFunding"))
   .add(
     HttpApiEndpoint.post("creditVirtualAccount", "/customers/:customerId/virtual-account/credit")
       .annotateContext(OpenApi.annotations({
@@ -267,7 +302,7 @@ const html = HttpApiSchema.Text({ contentType: "text/html" })
  * The simulated EFT provider's payment page (sandbox): opened by the customer from a charge's `redirectUrl`. No API
  * key: the unguessable token in the path is the credential. The buttons post empty forms back.
  */
-export class SandboxEftApi extends HttpApiGroup.make("sandboxEft")
+export class SandboxEftApi extends HttpApiGroup.make("sandboxEft").annotateContext(resourceTag("sandboxEft"))
   .add(HttpApiEndpoint.get("page", "/eft/:token")
     .annotateContext(OpenApi.annotations({
       summary: "EFT payment page (sandbox)",

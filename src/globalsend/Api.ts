@@ -1,5 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { described, example, resourceTag, sample } from "../api/Docs.js"
 import { CustomerIdPath } from "../customers/Api.js"
 import { ApiError, BadRequest, CustomerForbidden, InvalidCursor } from "../api/ApiError.js"
 import { PartnerAuth, SandboxAuth } from "../api/Auth.js"
@@ -13,28 +14,31 @@ import { BankRailUnavailable, ExchangeRailUnavailable, PayoutRailUnavailable } f
 import { SendPurpose } from "../reference/Corridors.js"
 
 /**
- * Global send (SPEC.md "Global send", the `global_send.*` events): a payout through a corridor, cross-border through
+ * Global send (docs/contract.md "Global send", the `global_send.*` events): a payout through a corridor, cross-border through
  * the corridor's payout partner (PayoutSubmissions port) or, on the domestic NG corridor, through the bank rail as a
  * withdrawal. Decisions: docs/global-send.md.
  */
 export const GlobalSendStatus = Schema.Literal("PROCESSING", "COMPLETED", "FAILED")
 export type GlobalSendStatus = typeof GlobalSendStatus.Type
 
-/** How the sender's funds were taken (SPEC.md `settledBy`). */
+/** How the sender's funds were taken (`settledBy`, docs/global-send.md). */
 export const SettledBy = Schema.Literal("USDT_BALANCE", "LOCAL_CONVERSION", "LOCAL_BALANCE")
 export type SettledBy = typeof SettledBy.Type
 
-export const GlobalSendBody = Schema.Struct({
-  reference: Schema.optional(Reference),
+export const GlobalSendBody = example(Schema.Struct({
+  reference: Schema.optional(described(Reference, "Your id for this payout (letters, digits, `.`, `_`, `-`; up to 120): the same reference again returns the original.")),
   /** The corridor's key, as `GET .../global-send/corridors` lists it (`KE-KES-mobile`). */
-  corridor: Schema.String.pipe(Schema.minLength(1, { message: () => "must be a corridor key such as KE-KES-mobile" })),
+  corridor: described(
+    Schema.String.pipe(Schema.minLength(1, { message: () => "must be a corridor key such as KE-KES-mobile" })),
+    "The corridor's key from `GET .../global-send/corridors`, e.g. GB-GBP-bank or KE-KES-mobile."
+  ),
   /** What the sender sends, fees included: USDT on a cross-border corridor, the customer's currency on the domestic one. */
-  amount: AmountNumber,
+  amount: described(AmountNumber, "What the customer sends, fees included: USDT on a cross-border corridor, their own currency on the domestic one."),
   /**
    * Which balance pays a cross-border send: `USDT` (the default) or the customer's own currency, converted at the
    * exchange's live buy rate. Ignored on the domestic corridor (always the customer's currency).
    */
-  fundingCurrency: Schema.optional(Schema.String),
+  fundingCurrency: Schema.optional(described(Schema.String, "USDT (the default) or the customer's own currency, converted at the live buy rate.")),
   purpose: SendPurpose.annotations({ message: () => `must be one of ${SendPurpose.literals.join(", ")}` }),
   purposeNote: Schema.optional(Schema.compose(
     Schema.Trim,
@@ -44,11 +48,19 @@ export const GlobalSendBody = Schema.Struct({
     )
   )),
   /** `beneficiary[key]` for each key of the corridor's `recipientSchema` (China: also `logisticsTracking`, `documents`). */
-  beneficiary: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+  beneficiary: described(Schema.Record({ key: Schema.String, value: Schema.Unknown }), "The recipient: the fields of the corridor's `recipientSchema`.")
+}), {
+  reference: "gs-2026-03-02-001",
+  corridor: "GB-GBP-bank",
+  amount: 123.45,
+  fundingCurrency: "NGN",
+  purpose: "EDUCATION",
+  purposeNote: "Spring term tuition",
+  beneficiary: { sortCode: "200000", accountNumber: "55779911", accountName: "James Smith" }
 })
 export type GlobalSendBody = typeof GlobalSendBody.Type
 
-export const GlobalSend = Schema.Struct({
+export const GlobalSend = example(Schema.Struct({
   id: Schema.String,
   customerId: Schema.String,
   reference: Schema.String,
@@ -78,6 +90,29 @@ export const GlobalSend = Schema.Struct({
   failureReason: Schema.NullOr(Schema.String),
   createdAt: Schema.Date,
   updatedAt: Schema.Date
+}), {
+  id: "9c4e2a7f-1d3b-4f6e-8a5c-7b0d3e9f1a46",
+  customerId: sample.customerId,
+  reference: "gs-2026-03-02-001",
+  corridor: "GB-GBP-bank",
+  status: "PROCESSING",
+  destinationCountry: "GB",
+  destinationCurrency: "GBP",
+  asset: "USDT",
+  amount: 123.45,
+  transferFee: 2,
+  partnerFee: 1.5,
+  assetAmount: 126.95,
+  settledBy: "LOCAL_CONVERSION",
+  fundingCurrency: "NGN",
+  fundingAmount: 209467.5,
+  rate: 1650,
+  purpose: "EDUCATION",
+  purposeNote: "Spring term tuition",
+  beneficiary: { sortCode: "200000", accountNumber: "55779911", accountName: "James Smith" },
+  failureReason: null,
+  createdAt: sample.at,
+  updatedAt: sample.at
 })
 export type GlobalSend = typeof GlobalSend.Type
 
@@ -128,7 +163,7 @@ const initiate = <const Name extends string>(name: Name, path: `/${string}`, sum
     .addError(BankRailUnavailable)
     .addError(ExchangeRailUnavailable)
 
-export class GlobalSendApi extends HttpApiGroup.make("globalSend")
+export class GlobalSendApi extends HttpApiGroup.make("globalSend").annotateContext(resourceTag("globalSend"))
   .add(initiate("initiate", "/customers/:customerId/global-send/initiate", "Initiate a global send"))
   .add(initiate("initiateAlias", "/customers/:customerId/global-send", "Initiate a global send (alias of .../global-send/initiate)"))
   .add(
@@ -167,7 +202,7 @@ export const FailGlobalSendBody = Schema.Struct({
 })
 
 /** The payout partner's outcome of a cross-border global send, decided by hand (sandbox). */
-export class SandboxGlobalSendsApi extends HttpApiGroup.make("sandboxGlobalSends")
+export class SandboxGlobalSendsApi extends HttpApiGroup.make("sandboxGlobalSends").annotateContext(resourceTag("sandboxGlobalSends"))
   .add(
     HttpApiEndpoint.post("complete", "/customers/:customerId/global-sends/:reference/complete")
       .annotateContext(OpenApi.annotations({

@@ -39,7 +39,7 @@ export { eventData, toGlobalSend } from "./View.js"
 
 export const idempotencyEndpoint = "global_send"
 
-/** The corridor paid out by the bank rail as a withdrawal (SPEC.md: "the domestic (NG) corridor"). */
+/** The corridor paid out by the bank rail as a withdrawal (docs/contract.md "Initiating": the domestic corridor). */
 export const domesticCorridor = "NG-NGN-bank"
 
 type InitiateError =
@@ -70,7 +70,7 @@ interface Prepared {
 }
 
 /**
- * Global send (SPEC.md "Global send"; docs/global-send.md). Cross-border (src/globalsend/CrossBorder.ts): the
+ * Global send (docs/contract.md "Global send"; docs/global-send.md). Cross-border (src/globalsend/CrossBorder.ts): the
  * customer's USDT (or its local-currency equivalent at the live buy rate) is reserved and handed, less our transfer
  * fee and the payout partner's fee, to the corridor's payout partner (`PayoutSubmissions`); its outcome comes back
  * through `settle`, which posts the reservation (COMPLETED) or voids it (FAILED) (src/globalsend/Outcomes.ts).

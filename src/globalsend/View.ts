@@ -33,7 +33,7 @@ export const toGlobalSend = (row: Omit<GlobalSendsRepo.GlobalSendRow, "seq">): G
   updatedAt: row.updatedAt
 })
 
-/** Every `global_send.*` event's `data`, exactly SPEC.md's fields. */
+/** Every `global_send.*` event's `data`, exactly the fields docs/global-send.md lists. */
 export const eventData = (send: GlobalSend) => ({
   customerId: send.customerId,
   reference: send.reference,

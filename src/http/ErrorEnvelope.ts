@@ -2,7 +2,7 @@ import { HttpServerResponse } from "@effect/platform"
 import type { ErrorBody } from "../api/ApiError.js"
 
 /**
- * Turns any error response into the SPEC.md error envelope. Endpoint errors already carry `code`, `message` and
+ * Turns any error response into the error envelope of docs/contract.md "Errors". Endpoint errors already carry `code`, `message` and
  * `error` (ApiError.ts); schema failures arrive as HttpApiDecodeError and become BAD_REQUEST with a message naming
  * the field (worded by the schemas' message annotations, src/api/Messages.ts); responses produced by the router or server (unknown route, defects) get a code from their status.
  */

@@ -1,5 +1,5 @@
 /**
- * Checks of a request's input text made once, before any handler decodes it (README "Conventions"): the JSON
+ * Checks of a request's input text made once, before any handler decodes it (docs/reference.md "Conventions"): the JSON
  * body's nesting depth, its number literals (read exactly, never rounded), control characters in every string
  * of the body, the query string and the path, and unpaired surrogate escapes in the body's strings. Each problem
  * names the field (JSON path such as `idDocument.number`).
@@ -172,7 +172,7 @@ const amountParameter = /amount$/i
 
 /**
  * Query parameters whose value is opaque, checked whole by the route: any `cursor` a list did not issue, control
- * characters included, is that list's 400 `INVALID_CURSOR` (README "Pagination"), never a `BAD_REQUEST`.
+ * characters included, is that list's 400 `INVALID_CURSOR` (docs/reference.md "Pagination"), never a `BAD_REQUEST`.
  */
 const opaqueParameters: ReadonlySet<string> = new Set(["cursor"])
 

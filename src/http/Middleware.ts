@@ -16,6 +16,7 @@ import { ServiceClock } from "../clock/ServiceClock.js"
 import { errorBody, errorResponse, normalizeError } from "./ErrorEnvelope.js"
 import { checkQuery, controlCharacterSegments, controlCharactersMessage, scanJson } from "./JsonBody.js"
 import { boundaryOf } from "./MultipartBody.js"
+import { unknownFieldMessage } from "../api/Messages.js"
 
 /** Method and path pattern of every route, to tell an unknown path (404) from a wrong method (405). */
 export interface RouteTable {
@@ -24,6 +25,11 @@ export interface RouteTable {
   readonly takesMultipart: (method: string, path: string) => boolean
   /** The name of the path parameter at a segment index of the path (`customerId`), if a route has one there. */
   readonly parameterAt: (path: string, index: number) => string | undefined
+  /**
+   * Whether the route takes query parameters (it has a url params schema, which refuses the ones it does not list;
+   * src/api/Messages.ts). A route without one refuses any (checked here, before the handler).
+   */
+  readonly takesQuery: (method: string, path: string) => boolean
 }
 
 export const routeTable = (
@@ -32,14 +38,15 @@ export const routeTable = (
 ): RouteTable => {
   // A path's length: its non-empty segments (a parameter matches one non-empty segment; a trailing slash adds none).
   const lengthOf = (path: string) => path.split("/").filter((segment) => segment !== "").length
-  const routes: Array<{ method: string; pattern: RegExp; segments: ReadonlyArray<string>; length: number; multipart: boolean }> = []
-  const add = (method: string, path: string, multipart: boolean) =>
+  const routes: Array<{ method: string; pattern: RegExp; segments: ReadonlyArray<string>; length: number; multipart: boolean; query: boolean }> = []
+  const add = (method: string, path: string, multipart: boolean, query: boolean) =>
     routes.push({
       method,
       pattern: new RegExp("^" + path.replace(/:[A-Za-z0-9_]+/g, "[^/]+") + "/?$"),
       segments: path.split("/"),
       length: lengthOf(path),
-      multipart
+      multipart,
+      query
     })
   HttpApi.reflect(api as HttpApi.HttpApi.AnyWithProps, {
     onGroup: () => {},
@@ -50,10 +57,12 @@ export const routeTable = (
         Option.match(endpoint.payloadSchema, {
           onNone: () => false,
           onSome: ({ ast }) => HttpApiSchema.getMultipartStream(ast) !== undefined || HttpApiSchema.getMultipart(ast) !== undefined
-        })
+        }),
+        Option.isSome(endpoint.urlParamsSchema)
       )
   })
-  for (const route of extra) add(route.method, route.path, false)
+  // Routes served beside the API (the docs page, the event stream) read their own query strings.
+  for (const route of extra) add(route.method, route.path, false, true)
   // Routes by length: a path is tested only against the patterns of its own length, a fifth of the hundred or so.
   const byLength = new Map<number, Array<(typeof routes)[number]>>()
   for (const route of routes) {
@@ -76,7 +85,8 @@ export const routeTable = (
     allowedMethods: (path) => [...new Set(matching(path).map((r) => r.method))],
     takesMultipart: (method, path) => matching(path).some((r) => r.method === method && r.multipart),
     parameterAt: (path, index) =>
-      matching(path).map((r) => r.segments[index]).find((segment) => segment?.startsWith(":"))?.slice(1)
+      matching(path).map((r) => r.segments[index]).find((segment) => segment?.startsWith(":"))?.slice(1),
+    takesQuery: (method, path) => matching(path).some((r) => r.method === method && r.query)
   }
 }
 
@@ -292,8 +302,17 @@ const precheckUrl = (request: HttpServerRequest.HttpServerRequest, path: string,
     .find((name) => name !== "customerId")
   if (parameter !== undefined) return Option.some(badRequest(`${parameter}: ${controlCharactersMessage}`))
   const query = request.url.indexOf("?")
-  const problem = query < 0 ? undefined : checkQuery(request.url.slice(query + 1))
-  return problem === undefined ? Option.none() : Option.some(badRequest(problem.message))
+  if (query < 0) return Option.none()
+  const search = request.url.slice(query + 1)
+  const problem = checkQuery(search)
+  if (problem !== undefined) return Option.some(badRequest(problem.message))
+  if (!routes.takesQuery(request.method, path)) {
+    const names = [...new Set(new URLSearchParams(search).keys())]
+    if (names.length > 0) {
+      return Option.some(badRequest(names.slice(0, 5).map((name) => `${name}: ${unknownFieldMessage(name, [], "query")}`).join("; ")))
+    }
+  }
+  return Option.none()
 }
 
 const fileRequired = "file: is required; send the document as multipart/form-data with a file part named \"file\""

@@ -9,7 +9,7 @@ const markReplayed = HttpApp.appendPreResponseHandler((_request, response) =>
 
 /**
  * A money-moving handler's answer: the record, with `Idempotent-Replayed: true` on the response when it is the
- * original record of an earlier request with the same `reference` (README "Idempotency"). A first answer has no such
+ * original record of an earlier request with the same `reference` (docs/reference.md "Idempotency"). A first answer has no such
  * header.
  */
 export const answered = <A, E, R>(effect: Effect.Effect<Answered<A>, E, R>): Effect.Effect<A, E, R> =>

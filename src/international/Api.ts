@@ -1,5 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { example, resourceTag, sample } from "../api/Docs.js"
 import { CustomerIdPath } from "../customers/Api.js"
 import { ApiError, BadRequest, CustomerForbidden } from "../api/ApiError.js"
 import { PartnerAuth, SandboxAuth } from "../api/Auth.js"
@@ -12,7 +13,7 @@ import { DestinationGroupKey, RegistrationFees } from "../reference/Groups.js"
 import { Tier3Body } from "./Tier3.js"
 
 /**
- * International verification and global-send reference data (SPEC.md "International verification", "Corridor",
+ * International verification and global-send reference data (docs/contract.md "International verification", "Corridor",
  * "Partner fee setting", "International status", "International group status"): the corridor list, the partner's
  * registration-fee setting, the Tier 3 submission, international status, resend and reject, and the payout partners'
  * decisions by hand (sandbox). Decisions: docs/international.md.
@@ -25,8 +26,8 @@ export const GroupRegistrationFees = Schema.Struct({
 })
 export type GroupRegistrationFees = typeof GroupRegistrationFees.Type
 
-/** SPEC.md "Partner fee setting": whether the partner pays its customers' Tier 3 registration fees. */
-export const InternationalFeeSetting = Schema.Struct({
+/** docs/contract.md "Partner fee setting": whether the partner pays its customers' Tier 3 registration fees. */
+export const InternationalFeeSetting = example(Schema.Struct({
   paysForCustomers: Schema.Boolean,
   /** `PARTNER` when `paysForCustomers` is true, else `CUSTOMER`. */
   paidBy: Schema.Literal("PARTNER", "CUSTOMER"),
@@ -34,15 +35,23 @@ export const InternationalFeeSetting = Schema.Struct({
   groups: Schema.Array(GroupRegistrationFees),
   /** When the partner last set it; null while it has never been set (the default, customers pay). */
   updatedAt: Schema.NullOr(Schema.Date)
+}), {
+  paysForCustomers: false,
+  paidBy: "CUSTOMER",
+  groups: [
+    { key: "americas_europe", registrationFee: { individual: { amount: "3", currency: "USDT" }, business: { amount: "10", currency: "USDT" } } },
+    { key: "china", registrationFee: { individual: { amount: "3", currency: "USDT" }, business: { amount: "10", currency: "USDT" } } }
+  ],
+  updatedAt: null
 })
 export type InternationalFeeSetting = typeof InternationalFeeSetting.Type
 
-export const SetInternationalFeeSetting = Schema.Struct({
+export const SetInternationalFeeSetting = example(Schema.Struct({
   paysForCustomers: Schema.Boolean
-})
+}), { paysForCustomers: true })
 export type SetInternationalFeeSetting = typeof SetInternationalFeeSetting.Type
 
-/** A group's status (SPEC.md "International status"): NOT_STARTED while the customer has no enrolment in it. */
+/** A group's status (docs/contract.md "International status"): NOT_STARTED while the customer has no enrolment in it. */
 export const GroupStatus = Schema.Literal("NOT_STARTED", "PENDING", "REVIEW", "NEEDS_ATTENTION", "APPROVED", "REJECTED")
 export type GroupStatus = typeof GroupStatus.Type
 
@@ -50,7 +59,7 @@ export type GroupStatus = typeof GroupStatus.Type
 export const GroupAction = Schema.Literal("COMPLETE_TIER2", "SUBMIT_TIER3", "RESUBMIT_TIER3")
 export type GroupAction = typeof GroupAction.Type
 
-/** SPEC.md group `registrationFee`, plus what was actually taken (`charged`, null until it is taken). */
+/** A group's `registrationFee` (docs/contract.md "International status"), plus what was actually taken (`charged`, null until it is taken). */
 export const GroupRegistrationFee = Schema.Struct({
   amount: Schema.String,
   currency: Schema.Literal("USDT"),
@@ -74,29 +83,67 @@ export const InternationalGroup = Schema.Struct({
 })
 export type InternationalGroup = typeof InternationalGroup.Type
 
-/** SPEC.md "International status". */
-export const InternationalStatus = Schema.Struct({
+/** docs/contract.md "International status". */
+export const InternationalStatus = example(Schema.Struct({
   eligible: Schema.Boolean,
   customerType: Schema.Literal("INDIVIDUAL", "BUSINESS"),
   groups: Schema.Array(InternationalGroup),
   /** Deprecated: repeats the `americas_europe` group's `registrationFee`. */
   registrationFee: GroupRegistrationFee
+}), {
+  eligible: true,
+  customerType: "INDIVIDUAL",
+  groups: [{
+    key: "americas_europe",
+    payoutPartner: "Meridian Payouts",
+    status: "PENDING",
+    countries: ["US", "CA", "MX", "BR", "GB", "DE", "FR"],
+    optedInCountries: ["GB"],
+    action: null,
+    registrationFee: { amount: "3", currency: "USDT", paidBy: "CUSTOMER", paid: false, charged: null }
+  }],
+  registrationFee: { amount: "3", currency: "USDT", paidBy: "CUSTOMER", paid: false, charged: null }
 })
 export type InternationalStatus = typeof InternationalStatus.Type
 
 /** The Tier 3 submission's answer: tier 3's status after it, the KYC record written, and the international status. */
-export const Tier3Submission = Schema.Struct({
+export const Tier3Submission = example(Schema.Struct({
   status: KycStatus,
   record: KycRecord,
   international: InternationalStatus
+}), {
+  status: "PENDING",
+  record: {
+    id: sample.kycId,
+    customerId: sample.customerId,
+    level: 3,
+    status: "PENDING",
+    idType: null,
+    rejectionReason: null,
+    createdAt: sample.at
+  },
+  international: {
+    eligible: true,
+    customerType: "INDIVIDUAL",
+    groups: [{
+      key: "americas_europe",
+      payoutPartner: "Meridian Payouts",
+      status: "PENDING",
+      countries: ["US", "CA", "MX", "BR", "GB", "DE", "FR"],
+      optedInCountries: ["GB"],
+      action: null,
+      registrationFee: { amount: "3", currency: "USDT", paidBy: "CUSTOMER", paid: false, charged: null }
+    }],
+    registrationFee: { amount: "3", currency: "USDT", paidBy: "CUSTOMER", paid: false, charged: null }
+  }
 })
 export type Tier3Submission = typeof Tier3Submission.Type
 
 export const GroupQuery = Schema.Struct({ group: DestinationGroupKey })
 
-export const RejectGroupBody = Schema.Struct({
+export const RejectGroupBody = example(Schema.Struct({
   reason: Schema.String.pipe(Schema.trimmed({ message: () => "must not start or end with spaces" }), Schema.minLength(1, { message: () => "must not be empty" }), Schema.maxLength(500, { message: () => "must be at most 500 characters" }))
-})
+}), { reason: "The proof of address is older than three months" })
 
 export class InternationalFeeInsufficientBalance extends ApiError(
   "InternationalFeeInsufficientBalance",
@@ -117,7 +164,7 @@ export class InternationalGroupStateConflict extends ApiError(
   "INTERNATIONAL_GROUP_STATE_CONFLICT"
 ) {}
 
-export class InternationalApi extends HttpApiGroup.make("international")
+export class InternationalApi extends HttpApiGroup.make("international").annotateContext(resourceTag("international"))
   .add(
     HttpApiEndpoint.get("corridors", "/customers/:customerId/global-send/corridors")
       .annotateContext(OpenApi.annotations({
@@ -131,7 +178,19 @@ export class InternationalApi extends HttpApiGroup.make("international")
           "the customer's own country's corridor included."
       }))
       .setPath(CustomerIdPath)
-      .addSuccess(Envelope(Schema.Array(Corridor)))
+      .addSuccess(Envelope(example(Schema.Array(Corridor), [{
+        corridor: "GB-GBP-bank",
+        country: "GB",
+        currency: "GBP",
+        region: "europe",
+        group: "americas_europe",
+        deliveryMethod: "bank",
+        recipientSchema: [
+          { key: "sortCode", label: "Sort code", required: true, pattern: "^\\d{6}$", keyboard: "numeric", placeholder: "200000" },
+          { key: "accountNumber", label: "Account number", required: true, keyboard: "numeric", placeholder: "55779911" },
+          { key: "accountName", label: "Account holder's full name", required: true, keyboard: "text", placeholder: "James Smith" }
+        ]
+      }])))
       .addError(CustomerForbidden)
       .addError(PayoutRailUnavailable)
   )
@@ -147,7 +206,12 @@ export class InternationalApi extends HttpApiGroup.make("international")
           "recorded. Answers 201 `{ status, record, international }` (docs/international.md)."
       }))
       .setPath(CustomerIdPath)
-      .setPayload(Tier3Body)
+      .setPayload(example(Tier3Body, {
+        destinationCountry: "GB",
+        dateOfBirth: "1990-05-14",
+        address: { line1: "12 Admiralty Way", city: "Lagos", state: "Lagos", postalCode: "106104", country: "NG" },
+        addressProofUrl: `https://api.example.com/api/v1/partner/v1/customers/${sample.customerId}/kyc/documents/${sample.documentId}`
+      }))
       .addSuccess(Envelope(Tier3Submission), { status: 201 })
       .addError(BadRequest)
       .addError(CustomerForbidden)
@@ -234,7 +298,7 @@ export const SandboxGroupPath = Schema.Struct({ customerId: Schema.String, group
 export const SandboxRejectBody = Schema.Struct({ reason: RejectGroupBody.fields.reason })
 
 /** The payout partners' enrolment decisions, given by hand (sandbox). */
-export class SandboxInternationalApi extends HttpApiGroup.make("sandboxInternational")
+export class SandboxInternationalApi extends HttpApiGroup.make("sandboxInternational").annotateContext(resourceTag("sandboxInternational"))
   .add(
     HttpApiEndpoint.post("approve", "/customers/:customerId/international/:group/approve")
       .annotateContext(OpenApi.annotations({

@@ -13,7 +13,7 @@ export const feeOf = (group: DestinationGroup, customerType: CustomerType) =>
   customerType === "BUSINESS" ? group.registrationFee.business : group.registrationFee.individual
 
 /**
- * Tier 3's status from the groups (SPEC.md: "tier 3 reflects the decision of the cross-border verification
+ * Tier 3's status from the groups (docs/contract.md "Verification summary": tier 3 follows the payout partners'
  * partners"): APPROVED when a group is approved; else REVIEW, else PENDING when one is; else REJECTED (a group
  * REJECTED or NEEDS_ATTENTION, with the most recently changed one's reason); null when no group was ever touched.
  */

@@ -28,7 +28,7 @@ import * as SubmitTier3 from "./SubmitTier3.js"
 import type { Tier3Body } from "./Tier3.js"
 
 /**
- * International verification (SPEC.md "International verification", "International group status", "Registration
+ * International verification (docs/contract.md "International verification", "International group status", "Registration
  * fee rules"; docs/international.md "Enrolment"). A Tier 3 submission is sent, per destination group, to the group's
  * payout partner through the `PayoutEnrolments` port; the partner's decision comes back through `decide`, the one
  * entry point for it (a simulator job, a sandbox control or a live adapter's callback). Every change runs as a

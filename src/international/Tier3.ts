@@ -1,5 +1,5 @@
 /**
- * The validation core of the Tier 3 submission, `POST /partner/v1/customers/{customerId}/kyc/tier3` (SPEC.md
+ * The validation core of the Tier 3 submission, `POST /partner/v1/customers/{customerId}/kyc/tier3` (docs/contract.md
  * "Customers and verification", Tier 3 submission; "International verification"): the body's schemas, the pure
  * rules a decoded body must also pass, the document urls it carries and the re-submission of a refused business.
  * No route, service or storage yet: the enrolment flow wires it (docs/international.md "Tier 3 submission

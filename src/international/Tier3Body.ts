@@ -11,7 +11,7 @@ import { Address, associatedPersonsMax, CalendarDate, DestinationCountry, option
 // Individual
 
 /**
- * An individual's Tier 3 body. `customerType` may be omitted (SPEC.md: `BUSINESS` marks a business) and decodes to
+ * An individual's Tier 3 body. `customerType` may be omitted (docs/contract.md "International status": `BUSINESS` marks a business) and decodes to
  * `INDIVIDUAL`. Unknown fields (a `business`, a `customerId`) are ignored.
  */
 export const IndividualSubmission = Schema.Struct({
@@ -91,7 +91,7 @@ export type AssociatedPerson = typeof AssociatedPerson.Type
 const registrationNumberPattern = /^[A-Za-z0-9][A-Za-z0-9 ./-]{0,49}$/
 
 /**
- * The registered business (SPEC.md: "Registered name, number and address come from the business profile"). The
+ * The registered business (docs/contract.md "International verification": its registered name, number and address are the business profile's). The
  * service keeps no business profile for a customer (a customer is registered with a person's name only), so the
  * profile is carried by the submission, here.
  */

@@ -11,7 +11,7 @@ import { destinationGroups } from "../reference/Groups.js"
 
 /** At most this many associated persons per business. */
 export const associatedPersonsMax = 10
-/** A person owning this percentage or more is an owner (SPEC.md: "an owner (25% or more)"). */
+/** A person owning this percentage or more is an owner (docs/contract.md "International verification": 25% or more). */
 export const ownerPercentageMin = 25
 /** Every person (an individual customer, each associated person) is at least this old on the submission date. */
 export const adultAgeYears = 18

@@ -113,7 +113,7 @@ export const checkBusiness = (business: BusinessDetails, now: Date): Either.Eith
 
 /**
  * The business content to use: the one submitted; without one, the content held from the customer's earlier
- * BUSINESS submission (SPEC.md: "A refused business may re-submit without `business`; the earlier content is
+ * BUSINESS submission (docs/international.md: a refused business may re-submit without `business`, and its earlier content is
  * used"); without either, 400 `business: is required for a first BUSINESS submission`. What counts as held is the
  * service's (the latest BUSINESS content it accepted for the customer); content sent always replaces it.
  */
@@ -160,7 +160,7 @@ export const businessDocumentUrls = (business: BusinessDetails): ReadonlyArray<D
 /**
  * Every document url the body carries, with its field, in body order (an individual: `addressProofUrl`; a
  * business: `businessDocumentUrls`, none when `business` is omitted). Each must be an upload of this customer
- * (SPEC.md: "Every document is uploaded first with POST .../kyc/documents and its returned url passed").
+ * (docs/contract.md "International verification": documents are uploaded first, then their url is passed).
  */
 export const documentUrls = (submission: Tier3Body): ReadonlyArray<DocumentReference> =>
   submission.customerType === "BUSINESS"

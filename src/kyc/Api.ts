@@ -1,5 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, Multipart, OpenApi } from "@effect/platform"
 import { Option, Schema } from "effect"
+import { described, example, resourceTag, sample } from "../api/Docs.js"
 import { CustomerIdPath } from "../customers/Api.js"
 import { ApiError, BadRequest, CustomerForbidden, NotFound } from "../api/ApiError.js"
 import { PartnerAuth, SandboxAuth } from "../api/Auth.js"
@@ -12,39 +13,68 @@ export const KycStatus = Schema.Literal("NOT_STARTED", "PENDING", "REVIEW", "APP
 export type KycStatus = typeof KycStatus.Type
 export type RecordStatus = Exclude<KycStatus, "NOT_STARTED">
 
-/** Inputs a customer may be asked for (SPEC.md "Verification summary"). */
+/** Inputs a customer may be asked for (docs/contract.md "Verification summary"). */
 export const KycItem = Schema.Literal("BVN", "NIN", "ID_DOCUMENT", "SELFIE", "DATE_OF_BIRTH", "ADDRESS", "COUNTRY", "ADDRESS_PROOF")
 export type KycItem = typeof KycItem.Type
 
-/** A KYC record: one tier submission (SPEC.md "KYC record"). */
-export const KycRecord = Schema.Struct({
+/** A KYC record: one tier submission (docs/contract.md "KYC record"). */
+export const KycRecord = example(Schema.Struct({
   id: Schema.UUID,
   customerId: Schema.UUID,
-  level: Schema.Int,
+  level: described(Schema.Int, "The KYC tier: 1, 2 or 3."),
   status: KycStatus,
-  idType: Schema.NullOr(Schema.String),
+  idType: described(Schema.NullOr(Schema.String), "The identity document's type (Tier 2), e.g. PASSPORT."),
   rejectionReason: Schema.NullOr(Schema.String),
   createdAt: Schema.Date
+}), {
+  id: sample.kycId,
+  customerId: sample.customerId,
+  level: 1,
+  status: "PENDING",
+  idType: null,
+  rejectionReason: null,
+  createdAt: sample.at
 })
 export type KycRecord = typeof KycRecord.Type
 
-export const TierSubmission = Schema.Struct({ status: KycStatus, record: KycRecord })
+export const TierSubmission = example(Schema.Struct({ status: KycStatus, record: KycRecord }), {
+  status: "PENDING",
+  record: {
+    id: sample.kycId,
+    customerId: sample.customerId,
+    level: 1,
+    status: "PENDING",
+    idType: null,
+    rejectionReason: null,
+    createdAt: sample.at
+  }
+})
 
 const elevenDigits = Schema.String.pipe(Schema.pattern(/^\d{11}$/, { message: () => "must be exactly 11 digits" }))
 
-export const Tier1Body = Schema.Struct({ bvn: elevenDigits, nin: elevenDigits })
+export const Tier1Body = example(Schema.Struct({
+  bvn: described(elevenDigits, "The customer's Bank Verification Number: 11 digits."),
+  nin: described(elevenDigits, "The customer's National Identification Number: 11 digits.")
+}), { bvn: "12345678901", nin: "10987654321" })
 
 /** Kinds of identity document accepted for Tier 2. */
 export const IdDocumentType = Schema.Literal("PASSPORT", "NATIONAL_ID", "DRIVERS_LICENSE", "VOTERS_CARD")
 
-export const Tier2Body = Schema.Struct({
+export const Tier2Body = example(Schema.Struct({
   idDocument: Schema.Struct({
     type: IdDocumentType.annotations({ message: () => "must be one of PASSPORT, NATIONAL_ID, DRIVERS_LICENSE, VOTERS_CARD" }),
-    number: IdDocumentNumber,
-    frontUrl: DocumentUrl,
-    backUrl: Schema.optional(DocumentUrl)
+    number: described(IdDocumentNumber, "The document's number as printed on it: 5 to 20 letters and digits."),
+    frontUrl: described(DocumentUrl, "The `url` of the document's front, uploaded with `POST .../kyc/documents`."),
+    backUrl: Schema.optional(described(DocumentUrl, "The `url` of the document's back, if it has one."))
   }),
-  selfieUrl: DocumentUrl
+  selfieUrl: described(DocumentUrl, "The `url` of the customer's selfie, uploaded with `POST .../kyc/documents`.")
+}), {
+  idDocument: {
+    type: "PASSPORT",
+    number: "A12345678",
+    frontUrl: `https://api.example.com/api/v1/partner/v1/customers/${sample.customerId}/kyc/documents/${sample.documentId}`
+  },
+  selfieUrl: `https://api.example.com/api/v1/partner/v1/customers/${sample.customerId}/kyc/documents/1c7e9a3f-5b2d-4f8a-a6c0-d3e9b1f7a254`
 })
 export type Tier2Body = typeof Tier2Body.Type
 
@@ -65,12 +95,30 @@ export const Reverification = Schema.Struct({
 })
 export type Reverification = typeof Reverification.Type
 
-export const VerificationSummary = Schema.Struct({
-  currentTier: Schema.Int,
+export const VerificationSummary = example(Schema.Struct({
+  currentTier: described(Schema.Int, "The highest tier approved, 0 before any."),
   tiers: Schema.Struct({ "1": TierView, "2": TierView, "3": TierView }),
-  nextRequired: Schema.Array(KycItem),
+  nextRequired: described(Schema.Array(KycItem), "What the customer is asked for next."),
   reverification: Schema.NullOr(Reverification),
   records: Schema.Array(KycRecord)
+}), {
+  currentTier: 1,
+  tiers: {
+    "1": { status: "APPROVED", updatedAt: sample.later, rejectionReason: null },
+    "2": { status: "NOT_STARTED", updatedAt: null, rejectionReason: null },
+    "3": { status: "NOT_STARTED", updatedAt: null, rejectionReason: null }
+  },
+  nextRequired: ["ID_DOCUMENT", "SELFIE"],
+  reverification: null,
+  records: [{
+    id: sample.kycId,
+    customerId: sample.customerId,
+    level: 1,
+    status: "APPROVED",
+    idType: null,
+    rejectionReason: null,
+    createdAt: sample.at
+  }]
 })
 export type VerificationSummary = typeof VerificationSummary.Type
 
@@ -89,16 +137,23 @@ export const documentTypes: ReadonlyArray<DocumentType> = DocumentType.literals
 export const DocumentContentType = Schema.Literal("image/jpeg", "image/png", "application/pdf")
 export type DocumentContentType = typeof DocumentContentType.Type
 
-export const UploadedDocument = Schema.Struct({
+export const UploadedDocument = example(Schema.Struct({
   id: Schema.UUID,
-  url: Schema.String,
+  url: described(Schema.String, "Where the document is: pass it as `frontUrl`, `selfieUrl`, ... of a KYC submission."),
   type: DocumentType,
   contentType: DocumentContentType,
-  size: Schema.Int,
+  size: described(Schema.Int, "The file's size in bytes."),
   createdAt: Schema.Date
+}), {
+  id: sample.documentId,
+  url: `https://api.example.com/api/v1/partner/v1/customers/${sample.customerId}/kyc/documents/${sample.documentId}`,
+  type: "ID_FRONT",
+  contentType: "image/jpeg",
+  size: 184320,
+  createdAt: sample.at
 })
 
-/** 5 MB (SPEC.md "Limits"), in bytes. */
+/** 5 MB (docs/contract.md "Limits"), in bytes. */
 export const documentBytesMax = 5 * 1024 * 1024
 
 /** Largest upload body read at all: the document plus room for the form's boundaries and small fields. */
@@ -130,15 +185,15 @@ export const LevelPath = Schema.Struct({
   })
 })
 
-export const DecisionBody = Schema.Struct({
+export const DecisionBody = example(Schema.Struct({
   status: Schema.Literal("APPROVED", "REJECTED").annotations({ message: () => "must be APPROVED or REJECTED" }),
   reason: Schema.optional(Schema.Trim.pipe(Schema.compose(Schema.String.pipe(
     Schema.minLength(1, { message: () => "must be 1 to 500 characters" }),
     Schema.maxLength(500, { message: () => "must be 1 to 500 characters" })
   ))))
-})
+}), { status: "APPROVED" })
 
-export const ReverificationBody = Schema.Struct({
+export const ReverificationBody = example(Schema.Struct({
   items: Schema.Array(KycItem.annotations({
     message: () => "must be one of BVN, NIN, ID_DOCUMENT, SELFIE, DATE_OF_BIRTH, ADDRESS, COUNTRY, ADDRESS_PROOF"
   })).pipe(Schema.minItems(1, { message: () => "must list at least one item" }), Schema.maxItems(8)),
@@ -146,7 +201,7 @@ export const ReverificationBody = Schema.Struct({
     Schema.minLength(1, { message: () => "must be 1 to 1000 characters" }),
     Schema.maxLength(1000, { message: () => "must be 1 to 1000 characters" })
   )))
-})
+}), { items: ["ID_DOCUMENT"], message: "The passport on file has expired: please upload a current one." })
 
 // Domain refusals, each with its own stable code.
 
@@ -164,7 +219,7 @@ export class UnsupportedDocumentType extends ApiError("UnsupportedDocumentType",
 
 export class DocumentTooLarge extends ApiError("DocumentTooLarge", 413, "DOCUMENT_TOO_LARGE") {}
 
-export class KycApi extends HttpApiGroup.make("kyc")
+export class KycApi extends HttpApiGroup.make("kyc").annotateContext(resourceTag("kyc"))
   .add(
     HttpApiEndpoint.post("tier1", "/customers/:customerId/kyc/tier1")
       .annotateContext(OpenApi.annotations({
@@ -229,7 +284,14 @@ export class KycApi extends HttpApiGroup.make("kyc")
           "is none."
       }))
       .setPath(CustomerIdPath)
-      .addSuccess(Envelope(Schema.NullOr(Reverification)))
+      .addSuccess(Envelope(example(Schema.NullOr(Reverification), {
+        id: "d2a8f4c6-7e1b-4d3a-9c5f-0b6e2a8d4c17",
+        items: ["ID_DOCUMENT"],
+        outstanding: ["ID_DOCUMENT"],
+        message: "The passport on file has expired: please upload a current one.",
+        status: "OPEN",
+        createdAt: sample.later
+      })))
   )
   .add(
     HttpApiEndpoint.post("uploadDocument", "/customers/:customerId/kyc/documents")
@@ -272,7 +334,7 @@ export class KycApi extends HttpApiGroup.make("kyc")
 {}
 
 /** Sandbox controls standing in for the compliance team. */
-export class SandboxKycApi extends HttpApiGroup.make("sandboxKyc")
+export class SandboxKycApi extends HttpApiGroup.make("sandboxKyc").annotateContext(resourceTag("sandboxKyc"))
   .add(
     HttpApiEndpoint.post("decide", "/customers/:customerId/kyc/:level/decision")
       .annotateContext(OpenApi.annotations({

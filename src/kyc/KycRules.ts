@@ -88,7 +88,7 @@ export const eligibility = (
 }
 
 /**
- * SPEC.md `nextRequired`: the open re-verification's outstanding items first; then the inputs of the first tier
+ * `nextRequired` (docs/contract.md "Verification summary"): the open re-verification's outstanding items first; then the inputs of the first tier
  * that is not approved, unless that tier awaits a decision (then nothing); nothing when every tier is approved.
  */
 export const nextRequired = (

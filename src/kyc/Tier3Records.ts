@@ -6,7 +6,7 @@ import type * as KycRepo from "./KycRepo.js"
 import { toRecord } from "./KycViews.js"
 
 /**
- * Tier 3's KYC records (SPEC.md: "tier 3 reflects the decision of the cross-border verification partners"). Each
+ * Tier 3's KYC records (docs/contract.md "Verification summary": tier 3 follows the payout partners' decisions). Each
  * Tier 3 submission writes a level-3 record holding its content; the international enrolments (src/international)
  * then keep the newest record's status equal to the tier status their groups add up to, through `syncTier3`, which
  * emits `kyc.status_updated` when tier 3 moves to REVIEW, APPROVED or REJECTED. Part of the Kyc service (the one

@@ -1,5 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { described, example, resourceTag, sample } from "../api/Docs.js"
 import { CustomerIdPath } from "../customers/Api.js"
 import { CustomerForbidden, InvalidCursor } from "../api/ApiError.js"
 import { PartnerAuth, SandboxAuth } from "../api/Auth.js"
@@ -7,23 +8,38 @@ import { Envelope, PageEnvelope } from "../api/Envelope.js"
 import { PageParams } from "../api/PageParams.js"
 import { AssetCode } from "../money/Money.js"
 
-export const BalanceEntry = Schema.Struct({ currency: Schema.String, balance: Schema.Number })
-
-export const LedgerEntry = Schema.Struct({
-  id: Schema.UUID,
-  type: Schema.Literal("CREDIT", "DEBIT"),
-  reason: Schema.String,
-  amount: Schema.Number,
-  currency: Schema.String,
-  balanceAfter: Schema.Number,
-  reference: Schema.NullOr(Schema.String),
-  resourceType: Schema.String,
-  resourceId: Schema.String,
-  transactionId: Schema.UUID,
-  createdAt: Schema.Date
+export const BalanceEntry = Schema.Struct({
+  currency: described(Schema.String, "NGN, GHS, KES, ZAR, UGX, USD (fiat) or USDT, USDC (stablecoins)."),
+  balance: described(Schema.Number, "What the customer can spend now, in major units (250000.5 is NGN 250,000.50).")
 })
 
-export class LedgerApi extends HttpApiGroup.make("ledger")
+export const LedgerEntry = example(Schema.Struct({
+  id: Schema.UUID,
+  type: Schema.Literal("CREDIT", "DEBIT"),
+  reason: described(Schema.String, "Why the money moved, e.g. `funding`, `withdrawal`, `buy`."),
+  amount: described(Schema.Number, "The amount moved, in major units."),
+  currency: Schema.String,
+  balanceAfter: described(Schema.Number, "The available balance of this currency right after the entry."),
+  reference: described(Schema.NullOr(Schema.String), "The reference of the operation that moved the money, if it had one."),
+  resourceType: described(Schema.String, "What the money moved for: `funding_charge`, `withdrawal`, `trade`, `send`, `global_send`, ..."),
+  resourceId: described(Schema.String, "The id of that resource."),
+  transactionId: described(Schema.UUID, "The ledger transaction: the entries of one movement share it."),
+  createdAt: Schema.Date
+}), {
+  id: sample.transactionId,
+  type: "CREDIT",
+  reason: "funding",
+  amount: 50000,
+  currency: "NGN",
+  balanceAfter: 250000,
+  reference: "fund-2026-03-02-001",
+  resourceType: "funding_charge",
+  resourceId: sample.chargeId,
+  transactionId: "a7d3f1b9-4c2e-4a8d-b6f0-9e1c3a5d7b28",
+  createdAt: sample.at
+})
+
+export class LedgerApi extends HttpApiGroup.make("ledger").annotateContext(resourceTag("ledger"))
   .add(
     HttpApiEndpoint.get("balance", "/customers/:customerId/balance")
       .annotateContext(OpenApi.annotations({
@@ -33,7 +49,10 @@ export class LedgerApi extends HttpApiGroup.make("ledger")
           "for a withdrawal or send in flight is not included."
       }))
       .setPath(CustomerIdPath)
-      .addSuccess(Envelope(Schema.Array(BalanceEntry)))
+      .addSuccess(Envelope(example(Schema.Array(BalanceEntry), [
+        { currency: "NGN", balance: 250000 },
+        { currency: "USDT", balance: 120.5 }
+      ])))
   )
   .add(
     HttpApiEndpoint.get("balanceStream", "/customers/:customerId/balance/stream")
@@ -44,7 +63,9 @@ export class LedgerApi extends HttpApiGroup.make("ledger")
           "for a fresh snapshot."
       }))
       .setPath(CustomerIdPath)
-      .addSuccess(HttpApiSchema.Text({ contentType: "text/event-stream" }).annotations({
+      .addSuccess(example(HttpApiSchema.Text({ contentType: "text/event-stream" }), "event: balance\n" +
+        `data: {"customerId":"${sample.customerId}","balances":[{"currency":"NGN","balance":250000}],"at":"${sample.at}"}\n\n` +
+        ": heartbeat\n\n").annotations({
         description: "Server-sent events: `event: balance` with `{ customerId, balances, at }` on connect and after " +
           "every change; `: heartbeat` comments every 15 seconds."
       }))
@@ -96,7 +117,7 @@ export const CustomerBalancesFilter = Schema.Struct({
 })
 
 /** Sandbox view of the ledger: every customer's money, held included (for the terminal UI and any client). */
-export class SandboxLedgerApi extends HttpApiGroup.make("sandboxLedger")
+export class SandboxLedgerApi extends HttpApiGroup.make("sandboxLedger").annotateContext(resourceTag("sandboxLedger"))
   .add(
     HttpApiEndpoint.get("balances", "/balances")
       .annotateContext(OpenApi.annotations({

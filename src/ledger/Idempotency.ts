@@ -5,7 +5,7 @@ import { Ids } from "../ids/Ids.js"
 import { ReferenceInUse } from "./Errors.js"
 
 /**
- * Idempotency by `reference` (SPEC.md), one mechanism for every money-moving endpoint. A reference is unique per
+ * Idempotency by `reference` (docs/contract.md "Idempotency and references"), one mechanism for every money-moving endpoint. A reference is unique per
  * partner per endpoint (primary key of `idempotency_keys`). `claim` runs inside the customer's command
  * transaction: the first request inserts the key together with its resource; a repeat finds the key and gets the
  * original resource id back (the caller returns the original record and moves nothing). Races between two

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 
 /**
- * A partner's idempotency `reference` (SPEC.md): unique per partner per endpoint, see Idempotency.ts. Schemas
+ * A partner's idempotency `reference` (docs/contract.md "Idempotency and references"): unique per partner per endpoint, see Idempotency.ts. Schemas
  * only: the contract imports this module.
  */
 export const referencePattern = /^[A-Za-z0-9._-]{1,120}$/

@@ -1,5 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { example, resourceTag } from "../api/Docs.js"
 import { BadRequest } from "../api/ApiError.js"
 import { SandboxAuth } from "../api/Auth.js"
 import { Envelope } from "../api/Envelope.js"
@@ -9,14 +10,14 @@ export const RailPath = Schema.Struct({
   rail: RailName.annotations({ message: () => `must be one of ${railNames.join(", ")}` })
 })
 
-export const SetRailPolicyBody = Schema.Struct({
+export const SetRailPolicyBody = example(Schema.Struct({
   mode: RailMode.annotations({ message: () => "must be auto or manual" }),
   outcome: Schema.optional(RailOutcome.annotations({ message: () => "must be success or failure" })),
   delaySeconds: Schema.optional(Schema.Number.pipe(
     Schema.int({ message: () => `must be a whole number of seconds from 0 to ${delaySecondsMax}` }),
     Schema.between(0, delaySecondsMax, { message: () => `must be a whole number of seconds from 0 to ${delaySecondsMax}` })
   ))
-})
+}), { mode: "auto", outcome: "success", delaySeconds: 5 })
 
 export const RailPolicyView = Schema.Struct({
   rail: RailName,
@@ -29,7 +30,7 @@ export const RailPolicyView = Schema.Struct({
 export type RailPolicyView = typeof RailPolicyView.Type
 
 /** Sandbox control of the simulated rails' behaviour, per partner. */
-export class SandboxRailsApi extends HttpApiGroup.make("sandboxRails")
+export class SandboxRailsApi extends HttpApiGroup.make("sandboxRails").annotateContext(resourceTag("sandboxRails"))
   .add(HttpApiEndpoint.get("list", "/rails")
     .annotateContext(OpenApi.annotations({
       summary: "List rail policies",

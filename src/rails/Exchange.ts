@@ -2,7 +2,7 @@ import { type BigDecimal, Context, Data, type Effect } from "effect"
 import type { ExchangeRailUnavailable } from "./Errors.js"
 
 /**
- * The exchange rail: the liquidity provider that prices and fills USDT against each fiat currency (SPEC.md "Buy
+ * The exchange rail: the liquidity provider that prices and fills USDT against each fiat currency (docs/contract.md "Buy
  * and sell", "Rate"). Declared here so that the trading issue only implements it: the domain reads prices to
  * quote, then executes a quote's order; the fill comes back as the execution's answer (fills are synchronous at
  * the providers we target; an adapter for an asynchronous one waits for the fill before it answers).

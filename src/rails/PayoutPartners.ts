@@ -5,8 +5,8 @@ import type { PayoutRailUnavailable } from "./Errors.js"
 
 /**
  * The payout-partner rail: the cross-border partners that enrol a verified customer per destination group
- * (SPEC.md "International verification": `americas_europe`, `china`; src/reference/Groups.ts) and pay out by
- * corridor (SPEC.md "Global send"; src/reference/Corridors.ts). Requests go out through these ports; enrolment
+ * (docs/contract.md "International verification": `americas_europe`, `china`; src/reference/Groups.ts) and pay out by
+ * corridor (docs/contract.md "Global send"; src/reference/Corridors.ts). Requests go out through these ports; enrolment
  * decisions and payout outcomes come back later through the domain's settlement entry points (international
  * enrolment and global send), from a simulator's job, a sandbox control or a live adapter's callback.
  *

@@ -2,13 +2,13 @@ import { Schema } from "effect"
 import { DestinationGroupKey } from "./Groups.js"
 
 /**
- * The global-send corridors (SPEC.md "Corridor", "Global send"): where a customer can pay out, in which currency,
+ * The global-send corridors (docs/contract.md "Corridor", "Global send"): where a customer can pay out, in which currency,
  * how it is delivered, and what the recipient form asks for. One list, in one place: the payout-partner port's
  * adapters serve it (src/rails/PayoutPartners.ts), the contract describes it, and the global-send flow (later)
  * checks a `beneficiary` against it. Schemas and constants only: the contract imports this module.
  *
  * - `corridor`: the stable key, `<country>-<currency>-<bank|mobile>` (`KE-KES-mobile`).
- * - `region`: one of SPEC.md's regions.
+ * - `region`: one of the regions of docs/contract.md "Corridor".
  * - `group`: the destination group whose enrolment (Tier 3) the corridor needs, or null for the African corridors,
  *   which need none. A group corridor's country is one of its group's `countries`.
  * - `deliveryMethod`: `bank` (an account at a bank) or `mobile_money` (a mobile-money wallet, keyed by phone).
@@ -17,7 +17,7 @@ import { DestinationGroupKey } from "./Groups.js"
  *   escapes only (`\d`, `\u4E00`) so that other engines read it the same; `patternHint` says it in words;
  *   `placeholder` is a valid example (it always matches `pattern`); `options` lists the only accepted values;
  *   `keyboard` suggests the input keyboard.
- * - China only (SPEC.md "Global send", China corridor): `recipientFields` (every key `beneficiary` must carry,
+ * - China only (docs/contract.md "Global send", China corridor): `recipientFields` (every key `beneficiary` must carry,
  *   including the structured `logisticsTracking` and `documents` that a flat descriptor cannot describe),
  *   `requiredDocuments`, `allowedPurposes` and `minAssetAmount` (USDT after fees, a number). Absent elsewhere.
  */
@@ -32,7 +32,7 @@ export type DeliveryMethod = typeof DeliveryMethod.Type
 export const Keyboard = Schema.Literal("text", "numeric", "phone", "email")
 export type Keyboard = typeof Keyboard.Type
 
-/** SPEC.md "Global send": the purposes of a cross-border send. */
+/** docs/contract.md "Global send": the purposes of a cross-border send. */
 export const sendPurposes = [
   "FAMILY_SUPPORT",
   "EDUCATION",
@@ -53,7 +53,7 @@ export type SendPurpose = typeof SendPurpose.Type
 export const CorridorDocument = Schema.Literal("invoice", "contract")
 export type CorridorDocument = typeof CorridorDocument.Type
 
-/** One field of a recipient form (SPEC.md "Corridor" `recipientSchema`). */
+/** One field of a recipient form (docs/contract.md "Corridor" `recipientSchema`). */
 export const RecipientField = Schema.Struct({
   key: Schema.String,
   label: Schema.String,
@@ -155,7 +155,7 @@ const ibanCorridor = (
 
 const africa: ReadonlyArray<Corridor> = [
   {
-    // The domestic corridor: the customer's own NGN to a Nigerian bank account (SPEC.md: transfer fee 0).
+    // The domestic corridor: the customer's own NGN to a Nigerian bank account (docs/contract.md "Initiating": transfer fee 0).
     corridor: "NG-NGN-bank",
     country: "NG",
     currency: "NGN",
@@ -572,7 +572,7 @@ const europe: ReadonlyArray<Corridor> = [
   ibanCorridor("PL", "PLN", { pattern: "^PL\\d{26}$", hint: "PL and 26 digits", example: "PL61109010140000071219812874", bic: "BPKOPLPW" })
 ]
 
-/** SPEC.md "Global send", China corridor. */
+/** docs/contract.md "Global send", China corridor. */
 export const chinaMinAssetAmount = 26
 
 const asia: ReadonlyArray<Corridor> = [

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 
 /**
- * Countries a customer can be registered in, and the fiat currency each decides (SPEC.md: "A customer's fiat
+ * Countries a customer can be registered in, and the fiat currency each decides (docs/contract.md "Overview": "A customer's fiat
  * currency is decided by the customer's country"). Money scales live with the currencies in the money module.
  */
 export const supportedCountries = [

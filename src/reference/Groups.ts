@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 
 /**
- * The destination groups of international verification (SPEC.md "International status", "Registration fee
+ * The destination groups of international verification (docs/contract.md "International status", "Registration fee
  * rules"): a customer is enrolled per group with that group's payout partner (Tier 3), and a group covers the
  * countries its partner pays out to. One list, read by the corridors (src/reference/Corridors.ts), the partner fee
  * setting and, later, the enrolment flow. Schemas and constants only: the contract imports this module.
@@ -20,14 +20,14 @@ export const DestinationGroupKey = Schema.Literal(...destinationGroupKeys).annot
 })
 export type DestinationGroupKey = typeof DestinationGroupKey.Type
 
-/** A registration fee: an exact decimal amount of USDT (`"3"`), as SPEC.md's group `registrationFee.amount`. */
+/** A registration fee: an exact decimal amount of USDT (`"3"`), as a group's `registrationFee.amount` (docs/contract.md "International status"). */
 export const RegistrationFeeAmount = Schema.Struct({
   amount: Schema.String,
   currency: Schema.Literal("USDT")
 })
 export type RegistrationFeeAmount = typeof RegistrationFeeAmount.Type
 
-/** The fee per customer type (SPEC.md: `BUSINESS` for a business, individual otherwise). */
+/** The fee per customer type (docs/contract.md "International status": `BUSINESS` for a business, individual otherwise). */
 export const RegistrationFees = Schema.Struct({
   individual: RegistrationFeeAmount,
   business: RegistrationFeeAmount
@@ -41,7 +41,7 @@ export interface DestinationGroup {
   readonly registrationFee: RegistrationFees
 }
 
-/** SPEC.md "Registration fee rules" 1: 3 USDT for an individual, 11 USDT for a business. */
+/** docs/contract.md "Registration fee rules" 1: 3 USDT for an individual, 11 USDT for a business. */
 const defaultRegistrationFee: RegistrationFees = {
   individual: { amount: "3", currency: "USDT" },
   business: { amount: "11", currency: "USDT" }

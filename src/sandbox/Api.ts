@@ -1,5 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { example, resourceTag } from "../api/Docs.js"
 import { BadRequest, InvalidCursor } from "../api/ApiError.js"
 import { SandboxAuth } from "../api/Auth.js"
 import { Envelope, PageEnvelope } from "../api/Envelope.js"
@@ -7,10 +8,10 @@ import { PageParams } from "../api/PageParams.js"
 
 export const KybStatus = Schema.Literal("PENDING", "APPROVED", "REJECTED")
 
-export const CreatePartner = Schema.Struct({
+export const CreatePartner = example(Schema.Struct({
   name: Schema.optional(Schema.Trim.pipe(Schema.compose(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200))))),
   kybStatus: Schema.optional(KybStatus)
-})
+}), { name: "Acme Wallet", kybStatus: "APPROVED" })
 
 export const CreatedPartner = Schema.Struct({
   partnerId: Schema.UUID,
@@ -27,10 +28,10 @@ export const PartnerView = Schema.Struct({
   updatedAt: Schema.Date
 })
 
-export const SetKyb = Schema.Struct({
+export const SetKyb = example(Schema.Struct({
   status: KybStatus,
   reason: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(500)))
-})
+}), { status: "APPROVED" })
 
 /** The calling partner's clock (docs/sandbox.md "A clock per partner"). */
 export const ClockReading = Schema.Struct({
@@ -42,12 +43,12 @@ export const ClockReading = Schema.Struct({
 })
 
 /** At most 400 days per call: enough to walk any schedule, small enough to catch a unit mistake. */
-export const AdvanceClock = Schema.Struct({
+export const AdvanceClock = example(Schema.Struct({
   seconds: Schema.Number.pipe(
     Schema.int({ message: () => "must be a whole number of seconds" }),
     Schema.between(1, 400 * 86_400, { message: () => "must be from 1 to 34560000 (400 days)" })
   )
-})
+}), { seconds: 1800 })
 
 export const Event = Schema.Struct({
   id: Schema.UUID,
@@ -64,7 +65,7 @@ export const EventFilter = Schema.Struct({
 })
 
 /** Creating a partner is the one unauthenticated sandbox route: it is how a tester gets a key. */
-export class SandboxPartnersApi extends HttpApiGroup.make("sandboxPartners")
+export class SandboxPartnersApi extends HttpApiGroup.make("sandboxPartners").annotateContext(resourceTag("sandboxPartners"))
   .add(
     HttpApiEndpoint.post("create", "/partners")
       .annotateContext(OpenApi.annotations({
@@ -79,7 +80,7 @@ export class SandboxPartnersApi extends HttpApiGroup.make("sandboxPartners")
   .prefix("/sandbox")
 {}
 
-export class SandboxApi extends HttpApiGroup.make("sandbox")
+export class SandboxApi extends HttpApiGroup.make("sandbox").annotateContext(resourceTag("sandbox"))
   .add(HttpApiEndpoint.get("partner", "/partner")
     .annotateContext(OpenApi.annotations({
       summary: "Get the calling partner",

@@ -1,5 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { resourceTag } from "../api/Docs.js"
 import { ApiError, BadRequest, InvalidCursor } from "../api/ApiError.js"
 import { SandboxAuth } from "../api/Auth.js"
 import { Envelope, PageEnvelope } from "../api/Envelope.js"
@@ -126,7 +127,7 @@ export class EventNotFound extends ApiError("EventNotFound", 404, "EVENT_NOT_FOU
 /** Any string: a malformed id answers the same 404 as an unknown or foreign one. */
 export const EventIdPath = Schema.Struct({ eventId: Schema.String })
 
-export class SandboxInspectApi extends HttpApiGroup.make("sandboxInspect")
+export class SandboxInspectApi extends HttpApiGroup.make("sandboxInspect").annotateContext(resourceTag("sandboxInspect"))
   .add(
     HttpApiEndpoint.get("operations", "/operations")
       .annotateContext(OpenApi.annotations({

@@ -5,7 +5,7 @@ import { wallNowMs } from "./WallClock.js"
 
 /**
  * The built-in webhook receiver: one loopback HTTP server per run, one inbox per scenario (`/hooks/<token>`).
- * It verifies every delivery like the reference handler of SPEC.md (HMAC-SHA256 of `<t>.<rawBody>` with the
+ * It verifies every delivery like the example receiver (docs/contract.md "Authentication" 8) (HMAC-SHA256 of `<t>.<rawBody>` with the
  * secret returned by `PUT /webhook`, compared in constant time, `t` within 5 minutes of real time — deliveries are
  * signed at the wall-clock time of the attempt, whatever the sandbox clock says) and
  * answers 401 to a bad signature; otherwise it answers what the scenario told it to: a status, or `hang`.

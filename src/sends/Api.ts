@@ -1,5 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { described, example, resourceTag, sample } from "../api/Docs.js"
 import { CustomerIdPath } from "../customers/Api.js"
 import { ApiError, BadRequest, CustomerForbidden, InvalidCursor } from "../api/ApiError.js"
 import { PartnerAuth, SandboxAuth } from "../api/Auth.js"
@@ -12,13 +13,13 @@ import { ChainRailUnavailable } from "../rails/Errors.js"
 import { StablecoinAsset } from "../reference/Networks.js"
 
 /**
- * Crypto sends: USDT or USDC on-chain to an external address (SPEC.md "Send network", "Send quote", "Send",
+ * Crypto sends: USDT or USDC on-chain to an external address (docs/contract.md "Send network", "Send quote", "Send",
  * "Crypto send"). Amounts are JSON numbers. Decisions the spec leaves open: docs/sends.md.
  */
 
 const networkList = "TRON, ETHEREUM, BSC, POLYGON, SOLANA"
 
-/** SPEC.md "Send network". */
+/** docs/contract.md "Send network". */
 export const SendNetwork = Schema.Struct({
   network: Schema.String,
   displayName: Schema.String,
@@ -30,22 +31,22 @@ export const SendNetwork = Schema.Struct({
 })
 export type SendNetwork = typeof SendNetwork.Type
 
-const NetworkField = Schema.String.pipe(
+const NetworkField = described(Schema.String.pipe(
   Schema.minLength(1, { message: () => `must be one of ${networkList}` }),
   Schema.maxLength(40, { message: () => `must be one of ${networkList}` })
-)
+), `The chain to send on: ${networkList} (\`GET .../send/networks\` lists them with their fees).`)
 
 const AssetField = StablecoinAsset.annotations({ message: () => "must be USDT or USDC" })
 
-export const SendQuoteBody = Schema.Struct({
+export const SendQuoteBody = example(Schema.Struct({
   asset: AssetField,
   amount: AmountNumber,
   network: NetworkField
-})
+}), { asset: "USDT", amount: 50, network: "TRON" })
 export type SendQuoteBody = typeof SendQuoteBody.Type
 
-/** SPEC.md "Send quote". */
-export const SendQuote = Schema.Struct({
+/** docs/contract.md "Send quote". */
+export const SendQuote = example(Schema.Struct({
   asset: Schema.String,
   network: Schema.String,
   amount: Schema.Number,
@@ -57,31 +58,42 @@ export const SendQuote = Schema.Struct({
   meetsMin: Schema.Boolean,
   sufficientBalance: Schema.Boolean,
   valid: Schema.Boolean
+}), {
+  asset: "USDT",
+  network: "TRON",
+  amount: 50,
+  fee: 1,
+  netAmount: 49,
+  minSendUsdt: 5,
+  balance: 120.5,
+  meetsMin: true,
+  sufficientBalance: true,
+  valid: true
 })
 export type SendQuote = typeof SendQuote.Type
 
-export const SendBody = Schema.Struct({
+export const SendBody = example(Schema.Struct({
   asset: AssetField,
   amount: AmountNumber,
   network: NetworkField,
-  toAddress: Schema.String.pipe(
+  toAddress: described(Schema.String.pipe(
     Schema.minLength(1, { message: () => "is required" }),
     Schema.maxLength(200, { message: () => "must be at most 200 characters" })
-  ),
-  reference: Schema.optional(Reference)
-})
+  ), "The receiving address on `network` (a Tron T... address, a 0x... EVM address, a Solana address)."),
+  reference: Schema.optional(described(Reference, "Your id for this send (letters, digits, `.`, `_`, `-`; up to 120): the same reference again returns the original send and moves nothing."))
+}), { asset: "USDT", amount: 50, network: "TRON", toAddress: sample.tronAddress, reference: "send-2026-03-02-001" })
 export type SendBody = typeof SendBody.Type
 
-/** `PENDING` (SPEC.md), then `CONFIRMED` or `FAILED` (our literal values). */
+/** `PENDING`, then `CONFIRMED` or `FAILED` (docs/contract.md "Crypto send"). */
 export const SendStatus = Schema.Literal("PENDING", "CONFIRMED", "FAILED")
 export type SendStatus = typeof SendStatus.Type
 
-/** Why a send failed, one of the causes SPEC.md names. */
+/** Why a send failed, one of the causes docs/contract.md "Crypto send" names. */
 export const SendFailureCause = Schema.Literal("rejected", "reverted", "dropped", "undeliverable")
 export type SendFailureCause = typeof SendFailureCause.Type
 
-/** SPEC.md "Send", plus `id`, `failureReason`, `createdAt` and `updatedAt`. */
-export const Send = Schema.Struct({
+/** docs/contract.md "Send", plus `id`, `failureReason`, `createdAt` and `updatedAt`. */
+export const Send = example(Schema.Struct({
   id: Schema.UUID,
   reference: Schema.String,
   asset: Schema.String,
@@ -95,6 +107,20 @@ export const Send = Schema.Struct({
   failureReason: Schema.NullOr(Schema.String),
   createdAt: Schema.Date,
   updatedAt: Schema.Date
+}), {
+  id: sample.sendId,
+  reference: "send-2026-03-02-001",
+  asset: "USDT",
+  network: "TRON",
+  amount: 50,
+  fee: 1,
+  netAmount: 49,
+  toAddress: sample.tronAddress,
+  txHash: null,
+  status: "PENDING",
+  failureReason: null,
+  createdAt: sample.at,
+  updatedAt: sample.at
 })
 export type Send = typeof Send.Type
 
@@ -116,7 +142,7 @@ export class SendNotFound extends ApiError("SendNotFound", 404, "SEND_NOT_FOUND"
   static readonly standard = () => new SendNotFound({ message: "No send with this reference exists for this customer" })
 }
 
-export class SendsApi extends HttpApiGroup.make("sends")
+export class SendsApi extends HttpApiGroup.make("sends").annotateContext(resourceTag("sends"))
   .add(
     HttpApiEndpoint.get("networks", "/customers/:customerId/send/networks")
       .annotateContext(OpenApi.annotations({
@@ -125,7 +151,10 @@ export class SendsApi extends HttpApiGroup.make("sends")
           "carries, and `recommended` on the cheapest."
       }))
       .setPath(CustomerIdPath)
-      .addSuccess(Envelope(Schema.Array(SendNetwork)))
+      .addSuccess(Envelope(example(Schema.Array(SendNetwork), [
+        { network: "TRON", displayName: "Tron (TRC-20)", evm: false, flatFeeUsdt: 1, minSendUsdt: 5, recommended: true, assets: ["USDT"] },
+        { network: "ETHEREUM", displayName: "Ethereum (ERC-20)", evm: true, flatFeeUsdt: 4, minSendUsdt: 10, recommended: false, assets: ["USDT", "USDC"] }
+      ])))
   )
   .add(
     HttpApiEndpoint.post("quote", "/customers/:customerId/send/quote")
@@ -187,12 +216,12 @@ export class SendsApi extends HttpApiGroup.make("sends")
   .prefix("/partner/v1")
 {}
 
-export const FailSendBody = Schema.Struct({
+export const FailSendBody = example(Schema.Struct({
   reason: SendFailureCause.annotations({ message: () => "must be one of rejected, reverted, dropped, undeliverable" })
-})
+}), { reason: "rejected" })
 
 /** The chain's outcome of a send, decided by hand (sandbox). */
-export class SandboxSendsApi extends HttpApiGroup.make("sandboxSends")
+export class SandboxSendsApi extends HttpApiGroup.make("sandboxSends").annotateContext(resourceTag("sandboxSends"))
   .add(
     HttpApiEndpoint.post("confirm", "/customers/:customerId/sends/:reference/confirm")
       .annotateContext(OpenApi.annotations({

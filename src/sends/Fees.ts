@@ -2,7 +2,7 @@ import { parseDecimalString } from "../money/Money.js"
 import { type NetworkName, networkNames, networks } from "../reference/Networks.js"
 
 /**
- * Send fees and minimums per network (SPEC.md "Send network", "Limits"): a flat fee and a minimum send, both in
+ * Send fees and minimums per network (docs/contract.md "Send network", "Limits"): a flat fee and a minimum send, both in
  * USDT, minor units (6 decimals). The defaults are src/reference/Networks.ts's (the deposit networks); SEND_FEES
  * (read in AppConfig) overrides entries, e.g. `TRON:1.5:5;ETHEREUM:6:20` = network:flatFeeUsdt:minSendUsdt.
  * A minimum must exceed the fee (a send must deliver something).

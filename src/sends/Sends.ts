@@ -30,7 +30,7 @@ import { defaultSendFees, type SendFee } from "./Fees.js"
 import * as SendsRepo from "./SendsRepo.js"
 
 /**
- * Crypto sends (SPEC.md "Crypto send"). Accepting a send reserves the whole amount (available -> held), records
+ * Crypto sends (docs/contract.md "Crypto send"). Accepting a send reserves the whole amount (available -> held), records
  * `send.pending` and hands the transaction to the chain rail (`Chain.broadcast`), in one transaction of the
  * customer's command. The chain's outcome comes back through `settle`, the one entry point for it (a simulator job,
  * a sandbox control or a live adapter's callback), and ends the reservation exactly once: CONFIRMED posts it (the

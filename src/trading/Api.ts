@@ -1,5 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { described, example, resourceTag, sample } from "../api/Docs.js"
 import { CustomerIdPath } from "../customers/Api.js"
 import { ApiError, BadRequest, CustomerForbidden } from "../api/ApiError.js"
 import { PartnerAuth, SandboxAuth } from "../api/Auth.js"
@@ -11,7 +12,7 @@ import { FiatCurrency } from "../reference/Countries.js"
 import { QueryAmount } from "../withdrawals/Api.js"
 
 /**
- * Buying and selling USDT against the customer's fiat (SPEC.md "Buy and sell", "Quote", "Rate"). Numbers in JSON
+ * Buying and selling USDT against the customer's fiat (docs/contract.md "Buy and sell", "Quote", "Rate"). Numbers in JSON
  * (amounts, rates), rendered from exact values; see docs/trading.md for every decision the spec leaves open.
  */
 
@@ -27,32 +28,32 @@ const fiatMessage = () => "must be a supported fiat currency (NGN, GHS, KES, ZAR
  * (USDT), `/sell/quote` the type (`sell`) and the asset sold (USDT). Those fields may still be sent (the contract's
  * body lists them) and must then say the same; absent, the route's value is used.
  */
-export const BuyQuoteBody = Schema.Struct({
+export const BuyQuoteBody = example(Schema.Struct({
   /** Fiat to spend (the source amount), in major units of `sourceCurrency`. */
-  amount: AmountNumber,
+  amount: described(AmountNumber, "How much fiat to spend, in major units of `sourceCurrency` (the customer's own)."),
   sourceCurrency: FiatCurrency.annotations({ message: fiatMessage }),
   /** Implied by the route: USDT. */
   destinationCurrency: Schema.optional(Schema.Literal("USDT").annotations({ message: () => "must be USDT" })),
   /** Implied by the route: buy. */
   type: Schema.optional(Schema.Literal("buy").annotations({ message: () => "must be buy" }))
-})
+}), { amount: 165000, sourceCurrency: "NGN", destinationCurrency: "USDT" })
 export type BuyQuoteBody = typeof BuyQuoteBody.Type
 
-export const SellQuoteBody = Schema.Struct({
+export const SellQuoteBody = example(Schema.Struct({
   /** USDT to sell (the source amount), fee included. */
-  amount: AmountNumber,
+  amount: described(AmountNumber, "How much USDT to sell, fee included."),
   /** Implied by the route: USDT. */
   sourceCurrency: Schema.optional(Schema.Literal("USDT").annotations({ message: () => "must be USDT" })),
   destinationCurrency: FiatCurrency.annotations({ message: fiatMessage }),
   /** Implied by the route: sell. */
   type: Schema.optional(Schema.Literal("sell").annotations({ message: () => "must be sell" })),
   /** The network the customer's USDT is thought of as sitting on; recorded, never charged (no chain is touched). */
-  network: Schema.optional(TradeNetwork)
-})
+  network: Schema.optional(described(TradeNetwork, "The network the customer's USDT is on; recorded on the quote, never charged."))
+}), { amount: 100, sourceCurrency: "USDT", destinationCurrency: "NGN" })
 export type SellQuoteBody = typeof SellQuoteBody.Type
 
-/** SPEC.md "Quote (buy or sell)", plus `type`, `expiresAt` and `network`. */
-export const TradeQuote = Schema.Struct({
+/** docs/contract.md "Quote", plus `type`, `expiresAt` and `network`. */
+export const TradeQuote = example(Schema.Struct({
   id: Schema.UUID,
   type: Schema.Literal("buy", "sell"),
   sourceAmount: Schema.Number,
@@ -64,41 +65,56 @@ export const TradeQuote = Schema.Struct({
   /** USDT: the exchange's fixed execution fee on a sell, 0 on a buy. */
   exchangeFee: Schema.Number,
   /** Seconds until the quote can no longer be executed. */
-  expiresIn: Schema.Int,
+  expiresIn: described(Schema.Int, "Seconds left to execute the quote."),
   expiresAt: Schema.Date,
   /** A sell's `network` as requested, else null. */
   network: Schema.NullOr(Schema.String)
+}), {
+  id: sample.quoteId,
+  type: "buy",
+  sourceAmount: 165000,
+  sourceCurrency: "NGN",
+  destinationAmount: 100,
+  destinationCurrency: "USDT",
+  rate: 1650,
+  exchangeFee: 0,
+  expiresIn: 30,
+  expiresAt: "2026-03-02T09:15:30.000Z",
+  network: null
 })
 export type TradeQuote = typeof TradeQuote.Type
 
-export const ExecuteBody = Schema.Struct({
+export const ExecuteBody = example(Schema.Struct({
   /** Any string: an unknown, malformed or foreign id answers 404 QUOTE_NOT_FOUND. */
-  quoteId: Schema.String.pipe(Schema.minLength(1, { message: () => "is required" }), Schema.maxLength(200, { message: () => "must be at most 200 characters" }))
-})
+  quoteId: described(
+    Schema.String.pipe(Schema.minLength(1, { message: () => "is required" }), Schema.maxLength(200, { message: () => "must be at most 200 characters" })),
+    "The `id` of the quote to execute, before it expires."
+  )
+}), { quoteId: sample.quoteId })
 
-/** SPEC.md "Buy execution", plus the `quoteId` it executed. */
-export const BuyExecution = Schema.Struct({
+/** docs/contract.md "Buy execution", plus the `quoteId` it executed. */
+export const BuyExecution = example(Schema.Struct({
   reference: Schema.String,
   quoteId: Schema.UUID,
   fiatCurrency: Schema.String,
   fiatSpent: Schema.Number,
   usdtCredited: Schema.Number
-})
+}), { reference: "buy-e1b7c3a9", quoteId: sample.quoteId, fiatCurrency: "NGN", fiatSpent: 165000, usdtCredited: 100 })
 export type BuyExecution = typeof BuyExecution.Type
 
-/** SPEC.md "Sell execution", plus the `quoteId` it executed and the fee it carried. */
-export const SellExecution = Schema.Struct({
+/** docs/contract.md "Sell execution", plus the `quoteId` it executed and the fee it carried. */
+export const SellExecution = example(Schema.Struct({
   reference: Schema.String,
   quoteId: Schema.UUID,
   usdtSold: Schema.Number,
   exchangeFee: Schema.Number,
   fiatCurrency: Schema.String,
   fiatCredited: Schema.Number
-})
+}), { reference: "sell-6a2f9d4e", quoteId: "6a2f9d4e-3b8c-4e1a-9f7d-2c5b8e1a4d60", usdtSold: 100, exchangeFee: 1, fiatCurrency: "NGN", fiatCredited: 157410 })
 export type SellExecution = typeof SellExecution.Type
 
-/** SPEC.md "Rate": indicative, all-in. */
-export const Rate = Schema.Struct({
+/** docs/contract.md "Rate": indicative, all-in. */
+export const Rate = example(Schema.Struct({
   currency: Schema.String,
   /** Fiat the customer pays per USDT bought. */
   buyRate: Schema.Number,
@@ -110,7 +126,7 @@ export const Rate = Schema.Struct({
   exchangeFee: Schema.Number,
   /** When the exchange read these prices (service clock). */
   asOf: Schema.Date
-})
+}), { currency: "NGN", buyRate: 1650, sellRate: 1590, amount: null, exchangeFee: 1, asOf: sample.at })
 export type Rate = typeof Rate.Type
 
 export const RateQuery = Schema.Struct({ amount: Schema.optional(QueryAmount) })
@@ -133,7 +149,7 @@ export class TradeBelowMinimum extends ApiError("TradeBelowMinimum", 400, "TRADE
 /** The exchange refused or could not fill the order: nothing moved, the quote stays usable until it expires. */
 export class ExchangeExecutionFailed extends ApiError("ExchangeExecutionFailed", 502, "EXCHANGE_EXECUTION_FAILED") {}
 
-export class TradingApi extends HttpApiGroup.make("trading")
+export class TradingApi extends HttpApiGroup.make("trading").annotateContext(resourceTag("trading"))
   .add(
     HttpApiEndpoint.get("rate", "/customers/:customerId/rate")
       .annotateContext(OpenApi.annotations({
@@ -194,7 +210,19 @@ export class TradingApi extends HttpApiGroup.make("trading")
       }))
       .setPath(CustomerIdPath)
       .setPayload(SellQuoteBody)
-      .addSuccess(Envelope(TradeQuote), { status: 201 })
+      .addSuccess(Envelope(example(TradeQuote, {
+        id: "6a2f9d4e-3b8c-4e1a-9f7d-2c5b8e1a4d60",
+        type: "sell",
+        sourceAmount: 100,
+        sourceCurrency: "USDT",
+        destinationAmount: 157410,
+        destinationCurrency: "NGN",
+        rate: 1590,
+        exchangeFee: 1,
+        expiresIn: 30,
+        expiresAt: "2026-03-02T09:15:30.000Z",
+        network: null
+      })), { status: 201 })
       .addError(BadRequest)
       .addError(TradeBelowMinimum)
       .addError(CustomerBusy)
@@ -264,16 +292,16 @@ const plain = (value: number): string => {
   return value.toFixed(20).replace(/0+$/, "").replace(/\.$/, "")
 }
 
-export const SetPricesBody = Schema.Struct({
+export const SetPricesBody = example(Schema.Struct({
   buyRate: Schema.optional(RateNumber),
   sellRate: Schema.optional(RateNumber),
   exchangeFeeUsdt: Schema.optional(FeeNumber)
-})
+}), { buyRate: 1650, sellRate: 1590, exchangeFeeUsdt: 1 })
 export type SetPricesBody = typeof SetPricesBody.Type
 
 export const CurrencyPath = Schema.Struct({ currency: FiatCurrency.annotations({ message: fiatMessage }) })
 
-export class SandboxRatesApi extends HttpApiGroup.make("sandboxRates")
+export class SandboxRatesApi extends HttpApiGroup.make("sandboxRates").annotateContext(resourceTag("sandboxRates"))
   .add(
     HttpApiEndpoint.get("list", "/rates")
       .annotateContext(OpenApi.annotations({

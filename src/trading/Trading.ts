@@ -31,7 +31,7 @@ import * as Pricing from "./Pricing.js"
 import * as TradingRepo from "./TradingRepo.js"
 
 /**
- * Buying and selling USDT against the customer's fiat, by quote (SPEC.md "Buy and sell"). A quote prices the
+ * Buying and selling USDT against the customer's fiat, by quote (docs/contract.md "Buy and sell"). A quote prices the
  * trade once with the exchange's current prices and is stored; executing it, as a command of the customer (under
  * the customer's lock, so N concurrent executes run one after another), checks it is the customer's, still OPEN and
  * not expired, fills it at the exchange (idempotent by the quote's id), posts the journal, marks the quote EXECUTED
@@ -44,7 +44,7 @@ import * as TradingRepo from "./TradingRepo.js"
  *   available; and a second transaction, reason `fee`: USDT available -> `fee_revenue` (USDT), the exchange's fee.
  */
 
-/** Seconds a quote can be executed for (SPEC.md "Limits": 60 in the reference response). */
+/** Seconds a quote can be executed for (docs/contract.md "Limits": 60). */
 export const quoteLifetimeSeconds = 60
 
 export const inventory = "exchange_inventory"

@@ -1,19 +1,22 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { described, example, resourceTag, sample } from "../api/Docs.js"
 import { ApiError, BadRequest, InvalidCursor } from "../api/ApiError.js"
 import { PartnerAuth, SandboxAuth } from "../api/Auth.js"
 import { Envelope, PageEnvelope } from "../api/Envelope.js"
 import { PageParams } from "../api/PageParams.js"
 
-/** `{ url, hasSecret, updatedAt }` (SPEC.md "Webhook configuration"); before a URL is set: null, false, null. */
-export const WebhookConfig = Schema.Struct({
+/** `{ url, hasSecret, updatedAt }` (docs/contract.md "Webhook configuration"); before a URL is set: null, false, null. */
+export const WebhookConfig = example(Schema.Struct({
   url: Schema.NullOr(Schema.String),
   hasSecret: Schema.Boolean,
   updatedAt: Schema.NullOr(Schema.Date)
-})
+}), { url: "https://hooks.example.com/pmm", hasSecret: true, updatedAt: sample.at })
 export type WebhookConfig = typeof WebhookConfig.Type
 
-export const SetWebhook = Schema.Struct({ url: Schema.String })
+export const SetWebhook = example(Schema.Struct({
+  url: described(Schema.String, "Where to send events: an https URL on a public host (sandbox mode also takes http and local hosts).")
+}), { url: "https://hooks.example.com/pmm" })
 
 /** The outcome of the synchronous `webhook.test` delivery. */
 export const TestResult = Schema.Struct({
@@ -24,18 +27,22 @@ export const TestResult = Schema.Struct({
 export type TestResult = typeof TestResult.Type
 
 /** The only response that carries the secret: PUT and rotate. */
-export const WebhookSecretIssued = Schema.Struct({
+export const WebhookSecretIssued = example(Schema.Struct({
   url: Schema.String,
-  secret: Schema.String,
+  secret: described(Schema.String, "The signing secret: shown only here, keep it to verify each delivery's signature."),
   test: TestResult
+}), {
+  url: "https://hooks.example.com/pmm",
+  secret: "whsec_3kTq9ZbX2mN7vR4pL8wY1cF6hJ0sD5gA",
+  test: { delivered: true, statusCode: 200, error: null }
 })
 export type WebhookSecretIssued = typeof WebhookSecretIssued.Type
 
 export const DeliveryStatus = Schema.Literal("PENDING", "DELIVERED", "DEAD")
 export type DeliveryStatus = typeof DeliveryStatus.Type
 
-/** SPEC.md "Webhook delivery"; `id` is the event id. */
-export const WebhookDelivery = Schema.Struct({
+/** docs/contract.md "Webhook delivery"; `id` is the event id. */
+export const WebhookDelivery = example(Schema.Struct({
   id: Schema.UUID,
   type: Schema.String,
   status: DeliveryStatus,
@@ -46,6 +53,17 @@ export const WebhookDelivery = Schema.Struct({
   lastError: Schema.NullOr(Schema.String),
   createdAt: Schema.Date,
   deliveredAt: Schema.NullOr(Schema.Date)
+}), {
+  id: sample.eventId,
+  type: "customer.registered",
+  status: "DELIVERED",
+  attempts: 1,
+  nextAttemptAt: null,
+  lastAttemptAt: sample.at,
+  lastResponseStatus: 200,
+  lastError: null,
+  createdAt: sample.at,
+  deliveredAt: sample.at
 })
 export type WebhookDelivery = typeof WebhookDelivery.Type
 
@@ -57,7 +75,24 @@ export const DeliveryPayload = Schema.Struct({
   data: Schema.Record({ key: Schema.String, value: Schema.Unknown })
 })
 
-export const WebhookDeliveryDetail = Schema.Struct({ ...WebhookDelivery.fields, payload: DeliveryPayload })
+export const WebhookDeliveryDetail = example(Schema.Struct({ ...WebhookDelivery.fields, payload: DeliveryPayload }), {
+  id: sample.eventId,
+  type: "customer.registered",
+  status: "DELIVERED",
+  attempts: 1,
+  nextAttemptAt: null,
+  lastAttemptAt: sample.at,
+  lastResponseStatus: 200,
+  lastError: null,
+  createdAt: sample.at,
+  deliveredAt: sample.at,
+  payload: {
+    id: sample.eventId,
+    type: "customer.registered",
+    createdAt: sample.at,
+    data: { customerId: sample.customerId, email: "ada.obi@example.com" }
+  }
+})
 export type WebhookDeliveryDetail = typeof WebhookDeliveryDetail.Type
 
 export const DeliveryFilter = Schema.Struct({
@@ -75,7 +110,7 @@ export class WebhookDeliveryNotFound extends ApiError("WebhookDeliveryNotFound",
     new WebhookDeliveryNotFound({ message: "No webhook delivery with this id exists for this partner" })
 }
 
-export class WebhooksApi extends HttpApiGroup.make("webhooks")
+export class WebhooksApi extends HttpApiGroup.make("webhooks").annotateContext(resourceTag("webhooks"))
   .add(HttpApiEndpoint.get("get", "/webhook")
     .annotateContext(OpenApi.annotations({
       summary: "Get the webhook configuration",
@@ -159,12 +194,12 @@ export const ChaosSettings = Schema.Struct({
 })
 export type ChaosSettings = typeof ChaosSettings.Type
 
-export const SetChaosBody = Schema.Struct({
+export const SetChaosBody = example(Schema.Struct({
   duplicates: Schema.optional(ChaosSettings.fields.duplicates),
   reorderWindowSeconds: Schema.optional(ChaosSettings.fields.reorderWindowSeconds),
   extraDelaySeconds: Schema.optional(ChaosSettings.fields.extraDelaySeconds),
   failFirstAttempts: Schema.optional(ChaosSettings.fields.failFirstAttempts)
-})
+}), { duplicates: 1, failFirstAttempts: 2 })
 
 export const ChaosReportItem = Schema.Struct({
   eventId: Schema.String,
@@ -187,7 +222,7 @@ export const ChaosReport = Schema.Struct({
   acknowledgementOrder: Schema.Array(Schema.String)
 })
 
-export class SandboxWebhookChaosApi extends HttpApiGroup.make("sandboxWebhookChaos")
+export class SandboxWebhookChaosApi extends HttpApiGroup.make("sandboxWebhookChaos").annotateContext(resourceTag("sandboxWebhookChaos"))
   .add(
     HttpApiEndpoint.get("getChaos", "/webhook/chaos")
       .annotateContext(OpenApi.annotations({ summary: "Read webhook chaos (sandbox)", description: "The calling partner's chaos settings; all 0 is off." }))

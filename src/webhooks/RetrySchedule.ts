@@ -1,4 +1,4 @@
-/** SPEC.md "Events", delivery rules 2-4: eight attempts, then DEAD; 410 is DEAD at once. */
+/** docs/contract.md "Delivery rules" 2-4: eight attempts, then DEAD; 410 is DEAD at once. */
 export const attemptsMax = 8
 
 /** The delay before attempts 2..8, measured from the previous attempt on the service clock. */

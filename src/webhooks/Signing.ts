@@ -1,7 +1,7 @@
 import * as Crypto from "node:crypto"
 import { hmacSha256 } from "../crypto/Hashing.js"
 
-/** The signature header value of SPEC.md "Authentication" 8: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`. */
+/** The signature header value of docs/contract.md "Authentication" 8: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`. */
 export const signatureHeader = (secret: string, timestampSeconds: number, rawBody: string): string =>
   `t=${timestampSeconds},v1=${hmacSha256(secret, `${timestampSeconds}.${rawBody}`).toString("hex")}`
 

@@ -3,7 +3,7 @@ import * as NodeNet from "node:net"
 import type { ServiceMode } from "../config/AppConfig.js"
 
 /**
- * The rules a webhook URL must follow (SPEC.md "Webhook management"): an absolute http(s) URL of at most 2048
+ * The rules a webhook URL must follow (docs/contract.md "Webhook management"): an absolute http(s) URL of at most 2048
  * characters, without credentials; in production https only and a public host. The host is normalised before
  * it is checked (`hostOf`: lower case and IDN to ASCII by the URL parser, one trailing dot removed), so
  * `https://localhost./` or `https://intranet./` are the local names they spell. A host name is also checked when

@@ -84,7 +84,7 @@ const summariseChaos = (settings: ChaosSettings, rows: ReadonlyArray<WebhooksRep
 }
 
 /**
- * Webhook configuration and the delivery log of SPEC.md "Webhook management". Setting a URL or rotating the
+ * Webhook configuration and the delivery log of docs/contract.md "Webhook management". Setting a URL or rotating the
  * secret records a `webhook.test` event; its delivery is leased in the same transaction and attempted right away,
  * synchronously, so the dispatcher never sends it a second time. If that first attempt fails, the test delivery
  * follows the ordinary retry schedule like any other delivery.

@@ -1,5 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { described, example, resourceTag, sample } from "../api/Docs.js"
 import { CustomerIdPath } from "../customers/Api.js"
 import { ApiError, BadRequest, CustomerForbidden, InvalidCursor, NotFound } from "../api/ApiError.js"
 import { PartnerAuth, SandboxAuth } from "../api/Auth.js"
@@ -10,12 +11,12 @@ import { Reference } from "../ledger/Reference.js"
 import { AmountNumber } from "../money/Money.js"
 import { BankRailUnavailable } from "../rails/Errors.js"
 
-/** PROCESSING until the bank answers; COMPLETED, FAILED and REVERSED are our literal values (SPEC.md leaves them open). */
+/** PROCESSING until the bank answers; COMPLETED, FAILED and REVERSED are our literal values (docs/contract.md "Withdrawal"). */
 export const WithdrawalStatus = Schema.Literal("PROCESSING", "COMPLETED", "FAILED", "REVERSED")
 export type WithdrawalStatus = typeof WithdrawalStatus.Type
 
-/** SPEC.md "Withdrawal": amounts are decimal strings with the currency's full scale. */
-export const Withdrawal = Schema.Struct({
+/** docs/contract.md "Withdrawal": amounts are decimal strings with the currency's full scale. */
+export const Withdrawal = example(Schema.Struct({
   id: Schema.UUID,
   reference: Schema.String,
   /** What the bank receives. */
@@ -29,18 +30,30 @@ export const Withdrawal = Schema.Struct({
   bankAccount: Schema.Struct({ bankName: Schema.String, accountName: Schema.String, accountNumberLast4: Schema.String }),
   createdAt: Schema.Date,
   updatedAt: Schema.Date
+}), {
+  id: sample.withdrawalId,
+  reference: "wd-2026-03-02-001",
+  amount: "19890.00",
+  fee: "110.00",
+  totalDebited: "20000.00",
+  currency: "NGN",
+  status: "PROCESSING",
+  failureReason: null,
+  bankAccount: { bankName: "Guaranty Trust Bank", accountName: "OBI ADA CHIOMA", accountNumberLast4: "7896" },
+  createdAt: sample.at,
+  updatedAt: sample.at
 })
 export type Withdrawal = typeof Withdrawal.Type
 
-/** SPEC.md "Withdrawal quote": numbers. */
-export const WithdrawalQuote = Schema.Struct({
+/** docs/contract.md "Withdrawal quote": numbers. */
+export const WithdrawalQuote = example(Schema.Struct({
   currency: Schema.String,
-  amount: Schema.Number,
+  amount: described(Schema.Number, "What the bank receives."),
   fee: Schema.Number,
-  totalDebited: Schema.Number,
-  feeBps: Schema.Number,
-  feeFlat: Schema.Number
-})
+  totalDebited: described(Schema.Number, "What leaves the balance: the amount asked for."),
+  feeBps: described(Schema.Number, "The percentage part of the fee, in basis points (50 is 0.5 %)."),
+  feeFlat: described(Schema.Number, "The flat part of the fee, in major units.")
+}), { currency: "NGN", amount: 19890, fee: 110, totalDebited: 20000, feeBps: 50, feeFlat: 10 })
 export type WithdrawalQuote = typeof WithdrawalQuote.Type
 
 /** A query amount: plain decimal digits (no sign, exponent or spaces), then the same rules as a JSON amount. */
@@ -59,16 +72,16 @@ export const QueryAmount = Schema.String.pipe(
 
 export const QuoteQuery = Schema.Struct({ amount: QueryAmount })
 
-export const WithdrawBody = Schema.Struct({
-  amount: AmountNumber,
-  reference: Schema.optional(Reference)
-})
+export const WithdrawBody = example(Schema.Struct({
+  amount: described(AmountNumber, "How much leaves the customer's balance, fee included, in their fiat currency and major units."),
+  reference: Schema.optional(described(Reference, "Your id for this withdrawal (letters, digits, `.`, `_`, `-`; up to 120): the same reference again returns the original withdrawal and moves nothing."))
+}), { amount: 20000, reference: "wd-2026-03-02-001" })
 export type WithdrawBody = typeof WithdrawBody.Type
 
 export const WithdrawalPath = Schema.Struct({ customerId: Schema.String, withdrawalId: Schema.String })
 export const SandboxWithdrawalPath = Schema.Struct({ withdrawalId: Schema.String })
 
-export const FailBody = Schema.Struct({
+export const FailBody = example(Schema.Struct({
   reason: Schema.compose(
     Schema.Trim,
     Schema.String.pipe(
@@ -76,7 +89,7 @@ export const FailBody = Schema.Struct({
       Schema.maxLength(500, { message: () => "must be 1 to 500 characters" })
     )
   )
-})
+}), { reason: "Beneficiary account is dormant" })
 
 export class WithdrawalBelowMinimum extends ApiError("WithdrawalBelowMinimum", 400, "WITHDRAWAL_BELOW_MINIMUM", { minimumAmount: Schema.Number, currency: Schema.String }) {}
 
@@ -97,7 +110,7 @@ const withdrawEndpoint = <const Name extends string>(name: Name, path: "/custome
     .addError(CustomerBusy)
     .addError(BankRailUnavailable)
 
-export class WithdrawalsApi extends HttpApiGroup.make("withdrawals")
+export class WithdrawalsApi extends HttpApiGroup.make("withdrawals").annotateContext(resourceTag("withdrawals"))
   .add(
     HttpApiEndpoint.get("quote", "/customers/:customerId/withdraw/quote")
       .annotateContext(OpenApi.annotations({
@@ -122,12 +135,12 @@ export class WithdrawalsApi extends HttpApiGroup.make("withdrawals")
         "nothing; a reference of another customer of the partner answers 409 `REFERENCE_IN_USE`. A " +
         "refusal moves nothing."
     })))
-  // The same endpoint (and idempotency scope) under the path SPEC.md's idempotency list names.
+  // The same endpoint (and idempotency scope) under its alias path (docs/contract.md "Idempotency and references").
   .add(withdrawEndpoint("withdrawWallet", "/customers/:customerId/wallet/withdraw")
     .annotateContext(OpenApi.annotations({
       summary: "Withdraw (wallet path)",
-      description: "The same endpoint as `POST /customers/{customerId}/withdraw`, under the path SPEC.md's " +
-        "idempotency list names; both paths share one `reference` scope."
+      description: "The same endpoint as `POST /customers/{customerId}/withdraw`, under the path the idempotency rules " +
+        "name; both paths share one `reference` scope."
     })))
   .add(
     HttpApiEndpoint.get("list", "/customers/:customerId/withdrawals")
@@ -158,7 +171,7 @@ export class WithdrawalsApi extends HttpApiGroup.make("withdrawals")
 {}
 
 /** The bank's outcome of a payout, decided by hand (sandbox). */
-export class SandboxWithdrawalsApi extends HttpApiGroup.make("sandboxWithdrawals")
+export class SandboxWithdrawalsApi extends HttpApiGroup.make("sandboxWithdrawals").annotateContext(resourceTag("sandboxWithdrawals"))
   .add(
     HttpApiEndpoint.post("complete", "/withdrawals/:withdrawalId/complete")
       .annotateContext(OpenApi.annotations({

@@ -2,7 +2,7 @@ import { type Asset, bps, parseDecimalString, toDecimalString } from "../money/M
 import { type FiatCurrency, supportedCountries } from "../reference/Countries.js"
 
 /**
- * Withdrawal fees and minimums per fiat currency (SPEC.md "Bank accounts and withdrawals", "Limits").
+ * Withdrawal fees and minimums per fiat currency (docs/contract.md "Withdrawals", "Limits").
  *
  * fee = ceil(requested x feeBps / 10000) + feeFlat. The percentage part rounds UP (the customer pays it, so it
  * never rounds below its stated rate); the bank receives `requested - fee` exactly, so nothing is lost. No cap.

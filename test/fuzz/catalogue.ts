@@ -128,7 +128,7 @@ export const invalidNumberLiterals: ReadonlyArray<Hostile> = [
   { label: "literal:undefined", raw: "undefined" }
 ]
 
-/** Amount values README "Money" says must be 400 for a 2-decimal fiat amount (never rounded). */
+/** Amount values docs/reference.md "Money, balances and the ledger" says must be 400 for a 2-decimal fiat amount (never rounded). */
 export const invalidFiatAmounts = new Set([
   "number:0", "number:-0", "number:-1", "number:1e308", "number:1e-7", "number:5e-324", "number:1e400(Infinity)",
   "number:-1e400", "number:2^53+1", "number:2^63", "number:20-digits", "number:1e21", "number:300.00000000000001",

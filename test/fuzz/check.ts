@@ -148,7 +148,7 @@ export const makeChecker = (operations: ReadonlyArray<Operation>, openApiCheck: 
           } catch {
             decoded = undefined
           }
-          // A 431 is answered by the server before any request exists, from the bytes it was reading: README
+          // A 431 is answered by the server before any request exists, from the bytes it was reading: docs/reference.md
           // "Error codes" gives `path` only when the request line is among them (headers split across TCP reads: "").
           const unknownPathAllowed = status === 431 && record.path === ""
           if (typeof record.path !== "string" || (record.path !== req.path && record.path !== decoded && !unknownPathAllowed)) add("envelope", "path is not the request path")

@@ -155,7 +155,7 @@ export const render = (draft: Draft, meta: Omit<Mutation, "draft"> & { phase: Fu
   }
 }
 
-/** README "Error codes": the one code a status has whatever the route. */
+/** docs/reference.md "Error codes": the one code a status has whatever the route. */
 const defaultCodes: Record<number, string> = {
   401: "UNAUTHORIZED",
   405: "METHOD_NOT_ALLOWED",
@@ -525,7 +525,7 @@ export const makeGenerator = (doc: OpenApiDoc, operations: ReadonlyArray<Operati
     return { draft, klass: `path.${param.name}=unknown-uuid`, expectStatus: customerForbidden ? [403] : undefined, expectCode: customerForbidden ? "CUSTOMER_FORBIDDEN" : undefined, mustReject: true }
   }
 
-  /** Is this decoded query value valid for the parameter (README rules on top of the document's schema)? */
+  /** Is this decoded query value valid for the parameter (docs/reference.md rules on top of the document's schema)? */
   const queryValueValid = (op: Operation, param: Param, value: string | undefined): boolean | "unknown" => {
     if (value === undefined) return false
     if (value === "") return "unknown"
@@ -861,7 +861,7 @@ export const makeGenerator = (doc: OpenApiDoc, operations: ReadonlyArray<Operati
       () => ({ draft: { ...draft, headers: { ...draft.headers, "x-forwarded-for": "127.0.0.1, ::1", "x-forwarded-host": "evil.example", forwarded: "host=evil.example;proto=https" } }, klass: "header:forwarded-spoof", mustReject: false }),
       () => ({ draft: { ...draft, headers: { ...draft.headers, "content-type": [draft.contentType ?? "application/json", "text/plain"] }, contentType: undefined }, klass: "header:duplicate-content-type", mustReject: false }),
       () => ({ draft: { ...draft, headers: { ...draft.headers, "x-fuzz-chunked": "1" } }, klass: "header:chunked-body", mustReject: false }),
-      // README "Error codes": over Node's 16 KB limit is 431 in the envelope (answered before any route).
+      // docs/reference.md "Error codes": over Node's 16 KB limit is 431 in the envelope (answered before any route).
       ...(options.long ? [() => ({ draft: { ...draft, headers: { ...draft.headers, "x-fuzz": "a".repeat(20_000) } }, klass: "header:20KB(over node limit)", expectStatus: [431], mustReject: true })] : [])
     ]
     return rng.pick(cases)()

@@ -6,8 +6,10 @@
  *   (TEST_DATABASE_URL, else PGlite): it starts the service (startTestApp, the spawned `serve`), opens the suite's
  *   database itself, or clones the template. Both passes run them.
  * - `pgliteOnlySuites`: files that touch a database, but never the one under test (a PGlite they open themselves,
- *   or skipped when TEST_DATABASE_URL is set), so a PostgreSQL pass would only repeat them. Project `unit`, PGlite
- *   pass only, with the reason.
+ *   or skipped when TEST_DATABASE_URL is set), or that drive a tool (the TUI, `listen`, `trigger`, the scenario
+ *   runner) against a running service: what they check is the tool, and the service's behaviour on each database
+ *   is checked by the database suites, so a PostgreSQL pass would only repeat them. Project `unit`, PGlite pass
+ *   only, with the reason.
  * - Every other test file (project `unit`) opens no database: pure functions, the route table, import walks, the
  *   TUI's components, docs. PGlite pass only.
  *
@@ -42,6 +44,7 @@ export const databaseSuites: ReadonlyArray<string> = [
   "test/hardening.urls.test.ts",
   "test/hardening.webhooks.test.ts",
   "test/idempotency.replays.test.ts",
+  "test/strict-bodies.test.ts",
   "test/international.business.test.ts",
   "test/international.corridors.test.ts",
   "test/international.enrolment.test.ts",
@@ -54,7 +57,6 @@ export const databaseSuites: ReadonlyArray<string> = [
   "test/ledger.http.test.ts",
   "test/ledger.journal-plan.test.ts",
   "test/ledger.property.test.ts",
-  "test/listen.test.ts",
   "test/openapi.conformance.test.ts",
   "test/performance.statements.test.ts",
   "test/rails.http.test.ts",
@@ -64,12 +66,9 @@ export const databaseSuites: ReadonlyArray<string> = [
   "test/sandbox.events-stream.test.ts",
   "test/sandbox.inspect.test.ts",
   "test/sandbox.rates.test.ts",
-  "test/scenario.runner.test.ts",
   "test/sends.http.test.ts",
   "test/trading.http.test.ts",
   "test/trading.property.test.ts",
-  "test/trigger.test.ts",
-  "test/tui.e2e.test.ts",
   "test/webhooks.chaos.test.ts",
   "test/webhooks.config.test.ts",
   "test/webhooks.delivery.test.ts",
@@ -87,14 +86,21 @@ export const databaseSuites: ReadonlyArray<string> = [
 ]
 
 export const pgliteOnlySuites: Readonly<Record<string, string>> = {
+  "test/client.package.test.ts": "a tool: the partner client package (client/) — generation, the journey, the webhook verifier, npm pack — against a running sandbox",
   "test/clock.fixed.test.ts": "its clock runs over a PGlite of its own (pgliteLayer), whatever TEST_DATABASE_URL says",
   "test/db.pglite-connection.test.ts": "tests the batching PGlite connection against PGlite's own, on PGlites it creates",
-  "test/foundation.process.test.ts": "the default deployment (PGlite in DATA_DIR): skipped when TEST_DATABASE_URL is set"
+  "test/db.template-pool.test.ts": "tests the pool of PGlite databases (src/db/TemplatePool.ts) on PGlites it creates",
+  "test/foundation.process.test.ts": "the default deployment (PGlite in DATA_DIR): skipped when TEST_DATABASE_URL is set",
+  "test/docs.page.test.ts": "a tool: the docs page in headless Chromium against a running sandbox",
+  "test/listen.test.ts": "a tool: `listen`'s forwarding and output against a running sandbox",
+  "test/scenario.runner.test.ts": "a tool: the scenario runner's language, reports and exit codes (the library itself runs in .ci/run)",
+  "test/trigger.test.ts": "a tool: `trigger`'s catalogue and output against a running sandbox",
+  "test/tui.e2e.test.ts": "a tool: the terminal UI in a pseudo-terminal against a running sandbox"
 }
 
 /**
  * Started first, in this order (vitest.config.ts's sequencer; only the order depends on this list, and
- * test/suites.test.ts checks that each entry is a database suite):
+ * test/suites.test.ts checks that each entry is a listed suite):
  * - a suite that needs a worker no file has used before: test workers are reused from file to file (vitest.config.ts)
  *   and src/db/Database.ts names at most 400 distinct statement texts per process; after a whole pass a worker has
  *   counted about 250, and test/db.prepared-statements.test.ts expects its own statements prepared by name;

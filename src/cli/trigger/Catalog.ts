@@ -4,7 +4,7 @@ import type { Scenario, Step } from "../../scenario/Language.js"
 import { loadFile } from "../../scenario/Loader.js"
 
 /**
- * Every event type of SPEC.md "Events", in its order, and how `npm run trigger` produces each: the flow file under
+ * Every event type of docs/contract.md "Event types", in a fixed order, and how `npm run trigger` produces each: the flow file under
  * scenarios/triggers/ that causes it (a scenario-language file that is also a passing library scenario), whether
  * `--customer` may replace the flow's new customer, and which rail the flow answers for with a sandbox control.
  */
@@ -84,7 +84,7 @@ export const catalog: ReadonlyArray<Entry> = [
   {
     type: "send.broadcast",
     producible: false,
-    why: "deprecated (SPEC.md Events and Versioning): sent only for sends submitted before the change, on retries of " +
+    why: "deprecated (docs/contract.md, Event types and Versioning): sent only for sends submitted before the change, on retries of " +
       "their deliveries; the service never emits it for a new send, so no flow can cause one (send.pending, " +
       "send.confirmed and send.failed are what a send emits now)"
   },

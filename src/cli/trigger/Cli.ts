@@ -75,7 +75,7 @@ const printList = (io: Io, json: boolean) => {
     io.stdout(JSON.stringify(items, null, 2))
     return
   }
-  io.stdout(`Event types of SPEC.md "Events"; npm run trigger -- <type> produces one:`)
+  io.stdout(`Event types of the partner contract (docs/contract.md "Event types"); npm run trigger -- <type> produces one:`)
   for (const item of items) {
     io.stdout(`  ${item.type.padEnd(width)}${item.producible ? item.summary : `not producible: ${item.why}`}`)
   }

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
 /**
- * International verification (SPEC.md "Partner fee setting").
+ * International verification (docs/contract.md "Partner fee setting").
  *
  * - `international_fee_settings`: one row per partner that has set whether it pays its customers' Tier 3
  *   registration fees (`PUT /partner/v1/fees/international-verification`). A partner without a row has never set

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
 /**
- * International enrolments (SPEC.md "International group status", "Registration fee rules"): one row per customer
+ * International enrolments (docs/contract.md "International group status", "Registration fee rules"): one row per customer
  * per destination group, written by the first Tier 3 submission (or an international-reject) that concerns the
  * group, and changed by every later submission, re-send, reject and payout-partner decision, always inside the
  * customer's actor. docs/international.md "Enrolment".

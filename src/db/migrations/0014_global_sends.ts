@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
 /**
- * Global sends (SPEC.md "Global send"; docs/global-send.md). Amounts are minor units: `amount`, `transfer_fee`,
+ * Global sends (docs/contract.md "Global send"; docs/global-send.md). Amounts are minor units: `amount`, `transfer_fee`,
  * `partner_fee` and `asset_amount` of `asset` (USDT cross-border, the customer's currency on the domestic corridor);
  * `funding_amount` of `funding_currency` (what was reserved from the customer's balance). A cross-border send holds
  * its own reservation (`reservation_id`); a domestic one pays out as a withdrawal (`withdrawal_id`), which holds it.

@@ -1,0 +1,159 @@
+import { HttpApi } from "@effect/platform"
+import { Either, Option, ParseResult, Schema } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { Api } from "../src/Api.js"
+import { closest, unknownFieldMessage } from "../src/api/Messages.js"
+import { harness } from "./support/LedgerHarness.js"
+import { customerBody, type Reply, startTestApp, type TestApp } from "./support/TestApp.js"
+
+/**
+ * Strict requests (docs/reference.md "Conventions"): a JSON body refuses a field its schema does not list, at any
+ * level, and a route refuses a query parameter it does not list, each named with the closest known name; a
+ * `customerId` at the top of a body is ignored. One answer names every problem, and nothing moves.
+ */
+let app: TestApp
+let apiKey: string
+let partnerId: string
+
+beforeAll(async () => {
+  app = await startTestApp()
+  ;({ apiKey, partnerId } = await app.newPartner())
+})
+afterAll(() => app?.close())
+
+const newCustomer = async () => {
+  const reply = await app.request<{ data: { id: string } }>("POST", "/partner/v1/customers", { apiKey, body: customerBody() })
+  expect(reply.status).toBe(201)
+  return reply.body.data.id
+}
+
+const count = async (table: string, customerId: string) =>
+  Number((await app.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${table} WHERE customer_id = $1`, [customerId]))[0]!.n)
+
+const expectBadRequest = (reply: Reply, ...parts: Array<string>) => {
+  expect(reply.status, JSON.stringify(reply.body)).toBe(400)
+  expect(reply.body.success).toBe(false)
+  expect(reply.body.code).toBe("BAD_REQUEST")
+  for (const part of parts) expect(reply.body.message).toContain(part)
+}
+
+describe("unknown body fields", () => {
+  it("`refrence` sent twice to withdraw: 400 naming it with \"did you mean reference\" both times, and nothing moved", async () => {
+    const customerId = await newCustomer()
+    expect((await harness(app, partnerId).credit(customerId, "NGN", 10_000_00n)).ok).toBe(true)
+    expect((await app.request("POST", `/partner/v1/customers/${customerId}/accounts`, { apiKey, body: { bankCode: "058", accountNumber: "1234567896" } })).status).toBe(201)
+    const balances = async () => (await app.request<any>("GET", `/partner/v1/customers/${customerId}/balances`, { apiKey })).body.data
+    const before = await balances()
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const reply = await app.request<any>("POST", `/partner/v1/customers/${customerId}/withdraw`, { apiKey, body: { amount: 500, refrence: "wd-typo" } })
+      expectBadRequest(reply, 'refrence: is not a field of this request body; did you mean "reference"?')
+    }
+    expect(await count("withdrawals", customerId)).toBe(0)
+    expect(await balances()).toEqual(before)
+    const events = (await app.request<any>("GET", `/sandbox/events?customerId=${customerId}&type=withdrawal.submitted`, { apiKey })).body.data
+    expect(events).toEqual([])
+    // Spelt right, it goes through once.
+    expect((await app.request("POST", `/partner/v1/customers/${customerId}/withdraw`, { apiKey, body: { amount: 500, reference: "wd-typo" } })).status).toBe(201)
+    expect(await count("withdrawals", customerId)).toBe(1)
+  })
+
+  it("one answer names an unknown field and a missing one, and an invalid one", async () => {
+    const reply = await app.request<any>("POST", "/partner/v1/customers", {
+      apiKey,
+      body: { firstName: "Ada", lastName: "Obi", emial: "ada@example.com", phoneNumber: "+2348012345678", country: 12 }
+    })
+    expectBadRequest(reply, 'emial: is not a field of this request body; did you mean "email"?', "email: is required", "country:")
+  })
+
+  it("a field far from every known one lists the known ones instead", async () => {
+    const reply = await app.request<any>("POST", "/partner/v1/customers", { apiKey, body: { ...customerBody(), favouriteColour: "green" } })
+    expectBadRequest(reply, "favouriteColour: is not a field of this request body (its fields: ", "firstName", "email")
+  })
+
+  it("a body's customerId is ignored: the path names the customer", async () => {
+    const customerId = await newCustomer()
+    const other = await newCustomer()
+    const reply = await app.request<any>("POST", `/partner/v1/customers/${customerId}/accounts`, {
+      apiKey,
+      body: { bankCode: "058", accountNumber: "1234567896", customerId: other }
+    })
+    expect(reply.status, JSON.stringify(reply.body)).toBe(201)
+    expect(await count("bank_accounts", customerId)).toBe(1)
+    expect(await count("bank_accounts", other)).toBe(0)
+  })
+
+  it("nested objects refuse unknown fields too, named by their path (the Tier 3 address)", () => {
+    let payload: Schema.Schema<unknown, unknown, never> | undefined
+    HttpApi.reflect(Api, {
+      onGroup: () => {},
+      onEndpoint: ({ endpoint }) => {
+        if (endpoint.path.endsWith("/customers/:customerId/kyc/tier3") && endpoint.method === "POST") payload = Option.getOrUndefined(endpoint.payloadSchema) as Schema.Schema<unknown, unknown, never> | undefined
+      }
+    })
+    expect(payload).toBeDefined()
+    const body = {
+      destinationCountry: "GB",
+      dateOfBirth: "1990-05-14",
+      address: { line1: "12 Admiralty Way", city: "Lagos", country: "NG", postcode: "106104" }
+    }
+    const result = Schema.decodeUnknownEither(payload!)(body)
+    expect(Either.isLeft(result)).toBe(true)
+    const issues = ParseResult.ArrayFormatter.formatErrorSync((result as Either.Left<ParseResult.ParseError, unknown>).left)
+    expect(issues, JSON.stringify(issues)).toContainEqual(expect.objectContaining({
+      path: ["address", "postcode"],
+      message: 'is not a field of this request body; did you mean "postalCode"?'
+    }))
+  })
+
+  it("a customerId below the top is not exempt", async () => {
+    const customerId = await newCustomer()
+    const reply = await app.request<any>("PUT", "/partner/v1/webhook", { apiKey, body: { url: "https://example.com/hook", events: undefined, nested: { customerId } } })
+    expectBadRequest(reply, "nested: is not a field of this request body")
+  })
+})
+
+describe("unknown query parameters", () => {
+  it("a list route refuses a misspelt parameter, naming the one it meant", async () => {
+    expectBadRequest(await app.request<any>("GET", "/partner/v1/customers?limt=5", { apiKey }), 'limt: is not a query parameter of this route; did you mean "limit"?')
+    expect((await app.request<any>("GET", "/partner/v1/customers?limit=5", { apiKey })).status).toBe(200)
+  })
+
+  it("a route without query parameters refuses any, and moves nothing", async () => {
+    const customerId = await newCustomer()
+    expectBadRequest(await app.request<any>("GET", `/partner/v1/customers/${customerId}?expand=kyc`, { apiKey }), "expand: is not a query parameter of this route (it takes none)")
+    const before = await count("bank_accounts", customerId)
+    expectBadRequest(
+      await app.request<any>("POST", `/partner/v1/customers/${customerId}/accounts?dryRun=true`, { apiKey, body: { bankCode: "058", accountNumber: "1234567896" } }),
+      "dryRun: is not a query parameter of this route"
+    )
+    expect(await count("bank_accounts", customerId)).toBe(before)
+  })
+})
+
+describe("the OpenAPI document", () => {
+  it("says additionalProperties: false for every JSON request body object, and the description says unknown fields are refused", async () => {
+    const doc = (await app.request<any>("GET", "/openapi.json")).body
+    expect(doc.info.description).toContain("are refused")
+    const resolve = (schema: any): any => (schema?.$ref ? doc.components.schemas[schema.$ref.split("/").at(-1)] : schema)
+    let checked = 0
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      for (const [method, operation] of Object.entries<any>(item)) {
+        const schema = resolve(operation.requestBody?.content?.["application/json"]?.schema)
+        if (schema?.type !== "object" || schema.properties === undefined) continue
+        expect(schema.additionalProperties, `${method.toUpperCase()} ${path}`).toBe(false)
+        checked++
+      }
+    }
+    expect(checked).toBeGreaterThan(30)
+  })
+})
+
+describe("the wording", () => {
+  it("suggests a near name (typo, swapped letters, case) and nothing for a far one", () => {
+    expect(closest("refrence", ["amount", "reference"])).toBe("reference")
+    expect(closest("amuont", ["amount", "reference"])).toBe("amount")
+    expect(closest("Amount", ["amount", "reference"])).toBe("amount")
+    expect(closest("colour", ["amount", "reference"])).toBeUndefined()
+    expect(unknownFieldMessage("x", [], "query")).toBe("is not a query parameter of this route (it takes none)")
+  })
+})
