@@ -44,7 +44,13 @@ const expectError = (reply: Reply, status: number, code: string, path: string) =
   expect(reply.status, JSON.stringify(reply.body)).toBe(status)
   expect(reply.headers.get("content-type") ?? "").toMatch(/^application\/json/)
   expect(typeof reply.body).toBe("object")
-  expect(Object.keys(reply.body).sort()).toEqual(["code", "error", "message", "path", "statusCode", "success", "timestamp"])
+  // A refusal by the request's schemas adds `details.fields` (every field it got wrong); nothing else adds a key.
+  const keys = ["code", "error", "message", "path", "statusCode", "success", "timestamp"]
+  expect(Object.keys(reply.body).sort()).toEqual("details" in reply.body && code === "BAD_REQUEST" ? [...keys.slice(0, 1), "details", ...keys.slice(1)] : keys)
+  if ("details" in reply.body && code === "BAD_REQUEST") {
+    expect(reply.body.details.fields.length).toBeGreaterThan(0)
+    for (const { field, message } of reply.body.details.fields.slice(0, 5)) expect(reply.body.message).toContain(field === "" ? message : `${field}: ${message}`.slice(0, 40))
+  }
   expect(reply.body.success).toBe(false)
   expect(reply.body.statusCode).toBe(status)
   expect(reply.body.code).toBe(code)

@@ -63,6 +63,22 @@ describe("unknown body fields", () => {
       body: { firstName: "Ada", lastName: "Obi", emial: "ada@example.com", phoneNumber: "+2348012345678", country: 12 }
     })
     expectBadRequest(reply, 'emial: is not a field of this request body; did you mean "email"?', "email: is required", "country:")
+    // details lists every field, each with what is wrong
+    expect(reply.body.details.fields).toEqual(expect.arrayContaining([
+      { field: "emial", message: 'is not a field of this request body; did you mean "email"?' },
+      { field: "email", message: "is required" },
+      { field: "country", message: expect.stringContaining("must be") }
+    ]))
+  })
+
+  it("details lists all of them when the message names only the first five", async () => {
+    const body = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`unknown${i}`, i]))
+    const reply = await app.request<any>("POST", "/partner/v1/customers", { apiKey, body })
+    expect(reply.status).toBe(400)
+    expect(reply.body.message.split("; ")).toHaveLength(5)
+    const fields = reply.body.details.fields.map((f: { field: string }) => f.field)
+    for (let i = 0; i < 8; i++) expect(fields).toContain(`unknown${i}`)
+    for (const required of ["firstName", "lastName", "email", "phoneNumber", "country"]) expect(fields).toContain(required)
   })
 
   it("a field far from every known one lists the known ones instead", async () => {
@@ -120,7 +136,9 @@ describe("unknown query parameters", () => {
 
   it("a route without query parameters refuses any, and moves nothing", async () => {
     const customerId = await newCustomer()
-    expectBadRequest(await app.request<any>("GET", `/partner/v1/customers/${customerId}?expand=kyc`, { apiKey }), "expand: is not a query parameter of this route (it takes none)")
+    const none = await app.request<any>("GET", `/partner/v1/customers/${customerId}?expand=kyc`, { apiKey })
+    expectBadRequest(none, "expand: is not a query parameter of this route (it takes none)")
+    expect(none.body.details).toEqual({ fields: [{ field: "expand", message: "is not a query parameter of this route (it takes none)" }] })
     const before = await count("bank_accounts", customerId)
     expectBadRequest(
       await app.request<any>("POST", `/partner/v1/customers/${customerId}/accounts?dryRun=true`, { apiKey, body: { bankCode: "058", accountNumber: "1234567896" } }),

@@ -62,7 +62,7 @@ export const createPartnerClient = (options: PartnerClientOptions): PartnerClien
 }
 
 /**
- * The error envelope every refusal carries (SPEC.md "Errors"). Branch on `statusCode` and `code`; `message` is for
+ * The error envelope every refusal carries (docs/contract.md "Errors" in the service's repository). Branch on `statusCode` and `code`; `message` is for
  * people and may change. `details` is on a few refusals only (e.g. `WITHDRAWAL_BELOW_MINIMUM`:
  * `{ minimumAmount, currency }`). The per-route union of the exact envelopes is the `error` of a call's result.
  */

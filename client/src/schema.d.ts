@@ -2110,6 +2110,13 @@ export interface components {
             timestamp: string;
             /** @description the request path */
             path: string;
+            /** @description Every field the request got wrong (the message names the first five) */
+            details?: {
+                fields: {
+                    field: string;
+                    message: string;
+                }[];
+            };
         };
         Unauthorized: {
             /** @enum {boolean} */

@@ -1,6 +1,6 @@
 /**
  * Verifies the `x-service-signature` header of a webhook delivery, exactly as the service signs it
- * (SPEC.md "Authentication" 8): `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with your signing secret>`.
+ * (the service's docs/contract.md "Authentication"): `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with your signing secret>`.
  *
  * Pass the exact bytes of the request body as received (before any JSON parsing: re-serialised JSON is not what
  * was signed), the header's value and your signing secret (returned by `PUT /webhook` and

@@ -135,6 +135,28 @@ export const errorJsonSchema = (options: {
   ...(options.description === undefined ? {} : { description: options.description })
 })
 
+/**
+ * `details` of a 400 `BAD_REQUEST` from a request's schemas (src/http/ErrorEnvelope.ts): every field it got wrong,
+ * unknown, missing or invalid, each with what is wrong; `field` is dot-separated, "" for the body or query as a whole.
+ */
+export const fieldProblemsJsonSchema = {
+  type: "object",
+  required: ["fields"],
+  properties: {
+    fields: {
+      type: "array",
+      items: {
+        type: "object",
+        required: ["field", "message"],
+        properties: { field: { type: "string" }, message: { type: "string" } },
+        additionalProperties: false
+      }
+    }
+  },
+  additionalProperties: false,
+  description: "Every field the request got wrong (the message names the first five)"
+} as const
+
 /** The plain error body, for responses produced outside an endpoint (unknown route, malformed JSON, ...). */
 export const ErrorBody = Schema.Struct({
   success: Schema.Literal(false),
@@ -209,6 +231,8 @@ export const describeErrors = (spec: Json): Json => {
   const schemas: Json = (spec.components.schemas ??= {})
   for (const [name, definition] of Object.entries(errorSchemaDefinitions)) schemas[name] ??= structuredClone(definition)
   schemas.BadRequest ??= errorJsonSchema({ status: 400, code: "BAD_REQUEST", error: "BadRequest" })
+  // A request its schemas refuse lists every field it got wrong (the message names the first five).
+  schemas.BadRequest.properties.details = structuredClone(fieldProblemsJsonSchema)
   for (const [name, definition] of Object.entries(middlewareErrors)) schemas[name] = structuredClone(definition)
   const decodeError = schemaRef("HttpApiDecodeError")
   const codesOf = (ref: string): Array<string> =>

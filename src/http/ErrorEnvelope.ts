@@ -36,16 +36,28 @@ export const messageMax = 500
 
 const cut = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max)}…`)
 
+/** One field a request got wrong: its path (dot-separated; "" for the body or query as a whole) and what is wrong. */
+export interface FieldProblem {
+  readonly field: string
+  readonly message: string
+}
+
+/** How many field problems `message` names; `details.fields` lists them all. */
+export const messageFieldsMax = 5
+
 /**
  * One issue as the partner reads it. The message is already in the partner's terms: every endpoint's schemas carry
  * message annotations (src/api/Messages.ts) that word the structured issue, and at the top of the body they name
  * the request body themselves; a missing field says "is required".
  */
-const describeIssue = (issue: DecodeIssue): string => {
-  const field = issue.path.map(String).join(".")
-  const message = issue._tag === "Missing" ? "is required" : cut(issue.message, messageMax)
-  return field === "" ? message : `${field}: ${message}`
-}
+const fieldProblem = (issue: DecodeIssue): FieldProblem => ({
+  field: issue.path.map(String).join("."),
+  message: issue._tag === "Missing" ? "is required" : cut(issue.message, messageMax)
+})
+
+/** `field: message; ...` for the first problems (a whole-body problem without its empty field name). */
+export const describeFields = (fields: ReadonlyArray<FieldProblem>): string =>
+  fields.slice(0, messageFieldsMax).map(({ field, message }) => (field === "" ? message : `${field}: ${message}`)).join("; ")
 
 /** One issue per field: the first the schema reports (a union's members are already one issue). */
 const firstPerField = (issues: ReadonlyArray<DecodeIssue>): Array<DecodeIssue> => {
@@ -104,10 +116,11 @@ export const normalizeError = (
   let error: string | undefined
   let details: Record<string, unknown> | undefined
   if (parsed?._tag === "HttpApiDecodeError" && Array.isArray(parsed.issues)) {
-    const issues = parsed.issues as ReadonlyArray<DecodeIssue>
+    const fields = firstPerField(parsed.issues as ReadonlyArray<DecodeIssue>).map(fieldProblem)
     code = "BAD_REQUEST"
     error = "BadRequest"
-    message = firstPerField(issues).slice(0, 5).map(describeIssue).join("; ") || "The request is not valid"
+    message = describeFields(fields) || "The request is not valid"
+    details = { fields }
   } else if (typeof parsed?.code === "string" && typeof parsed.message === "string") {
     code = parsed.code
     message = parsed.message

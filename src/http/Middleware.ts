@@ -13,7 +13,7 @@ import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Cause, Effect, Either, Inspectable, LogLevel, Option, Stream } from "effect"
 import * as Crypto from "node:crypto"
 import { ServiceClock } from "../clock/ServiceClock.js"
-import { errorBody, errorResponse, normalizeError } from "./ErrorEnvelope.js"
+import { describeFields, errorBody, errorResponse, normalizeError } from "./ErrorEnvelope.js"
 import { checkQuery, controlCharacterSegments, controlCharactersMessage, scanJson } from "./JsonBody.js"
 import { boundaryOf } from "./MultipartBody.js"
 import { unknownFieldMessage } from "../api/Messages.js"
@@ -173,6 +173,7 @@ interface Rejection {
   readonly code?: string | undefined
   readonly message: string
   readonly headers?: Record<string, string> | undefined
+  readonly details?: Record<string, unknown> | undefined
 }
 
 /** The body the pre-checks read (or chose, for an absent one): its text and the JSON value it holds. */
@@ -309,7 +310,8 @@ const precheckUrl = (request: HttpServerRequest.HttpServerRequest, path: string,
   if (!routes.takesQuery(request.method, path)) {
     const names = [...new Set(new URLSearchParams(search).keys())]
     if (names.length > 0) {
-      return Option.some(badRequest(names.slice(0, 5).map((name) => `${name}: ${unknownFieldMessage(name, [], "query")}`).join("; ")))
+      const fields = names.map((name) => ({ field: name, message: unknownFieldMessage(name, [], "query") }))
+      return Option.some({ ...badRequest(describeFields(fields)), details: { fields } })
     }
   }
   return Option.none()
@@ -464,8 +466,8 @@ export const makeHttpMiddleware = (options: { readonly maxJsonBodyBytes: number;
     }
     const checked = yield* precheckBody(request, path, options.routes, options.maxJsonBodyBytes)
     if (Either.isLeft(checked)) {
-      const { status, code, message, headers } = checked.left
-      return yield* finalize(errorResponse(errorBody({ status, code, message, path, timestamp: yield* clock.now }), headers))
+      const { status, code, message, headers, details } = checked.left
+      return yield* finalize(errorResponse(errorBody({ status, code, message, details, path, timestamp: yield* clock.now }), headers))
     }
     yield* HttpApp.appendPreResponseHandler((_request, response) => finalize(response))
     // The request the API sees: the body read above, if any, and a URL the router can route — a segment it cannot

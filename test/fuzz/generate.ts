@@ -603,14 +603,22 @@ export const makeGenerator = (doc: OpenApiDoc, operations: ReadonlyArray<Operati
       draft.query = draft.query.filter(([k]) => k !== param.name)
       return { draft, klass: `query.${param.name}=missing`, expectStatus: [400], expectCode: "BAD_REQUEST", mustReject: true }
     }
+    // A query parameter no route lists: refused, named (src/api/Messages.ts, or the middleware for a route without any).
+    const unknownParam = (): Mutation => ({
+      draft: { ...draft, query: [...draft.query, ["zzz", "1"]] },
+      klass: "query:unknown-param",
+      expectStatus: [400],
+      expectCode: "BAD_REQUEST",
+      mustReject: true
+    })
     const cases: Array<() => Mutation> = [
       () => {
         const p = params[0]
-        if (p === undefined) return { draft: { ...draft, query: [...draft.query, ["zzz", "1"]] }, klass: "query:unknown-param", mustReject: false }
+        if (p === undefined) return unknownParam()
         const first = draft.query.find(([k]) => k === p.name)?.[1] ?? "1"
         return { draft: { ...draft, query: [...draft.query, [p.name, first], [p.name, "2"]] }, klass: `query.${p.name}:repeated`, mustReject: false }
       },
-      () => ({ draft: { ...draft, query: [...draft.query, ["zzz", "1"]] }, klass: "query:unknown-param", mustReject: false }),
+      unknownParam,
       () => ({ draft: { ...draft, query: [...draft.query, ["", ""], ["&", undefined], ["=", undefined]] }, klass: "query:empty-pairs", mustReject: false }),
       () => ({ draft: { ...draft, query: [...draft.query, ["a", "%zz%"]] }, klass: "query:bad-percent-extra", mustReject: false }),
       () => ({ draft: { ...draft, query: [...draft.query, ["__proto__[x]", "1"], ["constructor", "1"]] }, klass: "query:proto-keys", mustReject: false }),
@@ -642,7 +650,16 @@ export const makeGenerator = (doc: OpenApiDoc, operations: ReadonlyArray<Operati
     if (roll === 1) {
       const parent = field.path.slice(0, -1)
       draft.body = { kind: "json", value: setAt(draft.body.value, [...parent, "unexpectedField"], "x") }
-      return { draft, klass: `body.${parent.join(".") || "(root)"}+unknown-field`, mustReject: false }
+      // Refused at the top, whatever the route (every JSON body is an object of named fields; Messages.ts). Below
+      // it, a map (the beneficiary form) takes keys by design, so only "no 5xx" is expected there.
+      const top = parent.length === 0
+      return {
+        draft,
+        klass: `body.${parent.join(".") || "(root)"}+unknown-field`,
+        expectStatus: top ? [400] : undefined,
+        expectCode: top ? "BAD_REQUEST" : undefined,
+        mustReject: top
+      }
     }
     const hostile = hostileForField(field, rng)
     let parsed: { ok: true; value: unknown } | { ok: false }
