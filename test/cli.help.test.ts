@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { beforeAll, describe, expect, inject, it } from "vitest"
 import { type CommandHelp, type OptionSpec, render, useColor } from "../src/cli/Help.js"
 import {
   ledgerCheckHelp,
@@ -21,8 +21,8 @@ import {
 
 /**
  * Every command-line tool's `--help` (src/cli/HelpTexts.ts), run as `npm run <script> -- --help` runs it: the
- * package.json script's tsx entry, bundled here with esbuild.config.mjs's options (what `npm start` builds) so each
- * run is one plain node process, stdout a pipe. Exit 0, plain text (no escape byte), none of @effect/cli's generated
+ * package.json script's tsx entry, bundled with esbuild.config.mjs's options (what `npm start` builds) so each
+ * run is one plain node process, stdout a pipe (test/support/globalSetup.ts builds the bundles once per run). Exit 0, plain text (no escape byte), none of @effect/cli's generated
  * boilerplate, every option of the command's spec list named with its value. `--help` only prints and exits: no
  * service starts and no database opens (a unit suite). A wrong option still answers a usage error with the tool's
  * exit code.
@@ -38,25 +38,16 @@ const scriptCommand = (name: string): Array<string> => {
   return rest
 }
 
-let bundles = ""
+/** The package.json scripts' entries, bundled by this run's global set-up (what `npm start` builds); the terminal UI's
+ * entry runs under tsx as its script runs it (ink's optional devtools import does not bundle). */
 const bundled = new Map<string, string>()
-
-beforeAll(async () => {
-  NodeFs.mkdirSync(NodePath.join(root, ".tmp"), { recursive: true })
-  bundles = NodeFs.mkdtempSync(NodePath.join(root, ".tmp", "cli-help-"))
-  // @ts-expect-error esbuild.config.mjs is plain JavaScript without declarations
-  const config: { build: (target: string, entryPoint: string) => Promise<void> } = await import("../esbuild.config.mjs")
-  // The terminal UI's entry runs under tsx as its script runs it (ink's optional devtools import does not bundle).
-  const entries = [...new Set(["listen", "trigger", "scenario"].map((script) => scriptCommand(script)[0]!))]
-  await Promise.all(entries.map(async (entry, i) => {
-    const target = NodePath.join(bundles, `cli-${i}.js`)
-    await config.build(target, entry)
-    bundled.set(entry, target)
-  }))
-}, 120_000)
-
-afterAll(() => {
-  if (bundles !== "") NodeFs.rmSync(bundles, { recursive: true, force: true })
+beforeAll(() => {
+  for (const script of ["listen", "trigger", "scenario"]) {
+    const entry = scriptCommand(script)[0]!
+    const file = NodePath.join(inject("testBuild"), `${NodePath.basename(entry, ".ts")}.js`)
+    expect(NodeFs.existsSync(file), `${file}, the bundle of ${entry}`).toBe(true)
+    bundled.set(entry, file)
+  }
 })
 
 interface Ran {

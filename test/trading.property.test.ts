@@ -21,10 +21,10 @@ import { customerBody, databaseKind, startTestApp, type TestApp } from "./suppor
  * events, exchange fills and `EXECUTED` rows number exactly the model's 200 executes (at most one). After each run:
  * the events' data, the journal transactions per quote (reasons, reference) and the ledger checker (no violation,
  * money conserved). fast-check prints the seed and the shrunk command list on failure; replay with
- * `fastCheck: { seed, path }`. Runs: TRADING_PROPERTY_RUNS (default 30 on PGlite, 20 on PostgreSQL). No timing
+ * `fastCheck: { seed, path }`. Runs: TRADING_PROPERTY_RUNS (default 20 on PGlite, 12 on PostgreSQL). No timing
  * assertion: the service clock is frozen and moves only by the advances.
  */
-const runs = Number(process.env.TRADING_PROPERTY_RUNS ?? (databaseKind() === "postgres" ? 20 : 30))
+const runs = Number(process.env.TRADING_PROPERTY_RUNS ?? (databaseKind() === "postgres" ? 12 : 20))
 
 let app: TestApp
 let executedRuns = 0

@@ -7,9 +7,10 @@
  *   database itself, or clones the template. Both passes run them.
  * - `pgliteOnlySuites`: files that touch a database, but never the one under test (a PGlite they open themselves,
  *   or skipped when TEST_DATABASE_URL is set), or that drive a tool (the TUI, `listen`, `trigger`, the scenario
- *   runner) against a running service: what they check is the tool, and the service's behaviour on each database
- *   is checked by the database suites, so a PostgreSQL pass would only repeat them. Project `unit`, PGlite pass
- *   only, with the reason.
+ *   runner) against a running service, or that check rules (validation, fees, corridors) whose statements the HTTP
+ *   suites of the same resource run on both databases: what they check is the tool or the rule, and the service's
+ *   behaviour on each database is checked by the database suites, so a PostgreSQL pass would only repeat them.
+ *   Project `unit`, PGlite pass only, with the reason.
  * - Every other test file (project `unit`) opens no database: pure functions, the route table, import walks, the
  *   TUI's components, docs. PGlite pass only.
  *
@@ -36,7 +37,6 @@ export const databaseSuites: ReadonlyArray<string> = [
   "test/funding.deposits.test.ts",
   "test/funding.http.test.ts",
   "test/globalsend.http.test.ts",
-  "test/globalsend.rules.test.ts",
   "test/hardening.cursors.test.ts",
   "test/hardening.money.test.ts",
   "test/hardening.paths.test.ts",
@@ -45,7 +45,6 @@ export const databaseSuites: ReadonlyArray<string> = [
   "test/hardening.webhooks.test.ts",
   "test/idempotency.replays.test.ts",
   "test/strict-bodies.test.ts",
-  "test/international.business.test.ts",
   "test/international.corridors.test.ts",
   "test/international.enrolment.test.ts",
   "test/international.fees.test.ts",
@@ -91,6 +90,8 @@ export const pgliteOnlySuites: Readonly<Record<string, string>> = {
   "test/db.pglite-connection.test.ts": "tests the batching PGlite connection against PGlite's own, on PGlites it creates",
   "test/db.template-pool.test.ts": "tests the pool of PGlite databases (src/db/TemplatePool.ts) on PGlites it creates",
   "test/foundation.process.test.ts": "the default deployment (PGlite in DATA_DIR): skipped when TEST_DATABASE_URL is set",
+  "test/globalsend.rules.test.ts": "rules: corridors, fees, the beneficiary form, refusals; the SQL of global sends runs on both databases in globalsend.http",
+  "test/international.business.test.ts": "rules: the business Tier 3 body, its fields and checks; the enrolment's SQL runs on both databases in international.enrolment",
   "test/docs.page.test.ts": "a tool: the docs page in headless Chromium against a running sandbox",
   "test/listen.test.ts": "a tool: `listen`'s forwarding and output against a running sandbox",
   "test/scenario.runner.test.ts": "a tool: the scenario runner's language, reports and exit codes (the library itself runs in .ci/run)",
