@@ -1,5 +1,5 @@
 import { HttpApiClient, HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platform"
-import { Effect, Function, Predicate } from "effect"
+import { Effect, FiberRef, Predicate } from "effect"
 import { Api } from "./Api.js"
 
 /**
@@ -41,9 +41,22 @@ const tagErrorBody = (response: HttpClientResponse.HttpClientResponse) =>
 export interface Options {
   /** The service's origin, e.g. `https://sandbox.example.com`: the contract's paths already start with /api/v1. */
   readonly baseUrl: string | URL
-  /** Sent as `x-api-key`; omit it for the one unauthenticated route (POST /sandbox/partners). */
+  /**
+   * Sent as `x-api-key`. Omitted: the key of `currentApiKey` in the calling fiber, if any (one client serving several
+   * partners), else none (the one unauthenticated route, POST /sandbox/partners).
+   */
   readonly apiKey?: string | undefined
 }
+
+/**
+ * The API key a client made without one sends (`Effect.locally(call, currentApiKey, key)`): building a client derives
+ * every endpoint's codecs from the contract, so code that talks for many partners (the test fixtures) builds one.
+ */
+export const currentApiKey: FiberRef.FiberRef<string | undefined> = FiberRef.unsafeMake<string | undefined>(undefined)
+
+const withCurrentApiKey = HttpClient.mapRequestEffect((request: HttpClientRequest.HttpClientRequest) =>
+  Effect.map(FiberRef.get(currentApiKey), (apiKey) => (apiKey === undefined ? request : HttpClientRequest.setHeader(request, "x-api-key", apiKey)))
+)
 
 export const make = (options: Options) =>
   HttpApiClient.make(Api, {
@@ -51,9 +64,24 @@ export const make = (options: Options) =>
     transformClient: (client) =>
       client.pipe(
         HttpClient.transformResponse(Effect.flatMap(tagErrorBody)),
-        options.apiKey === undefined ? Function.identity : withApiKey(options.apiKey)
+        options.apiKey === undefined ? withCurrentApiKey : withApiKey(options.apiKey)
       )
   })
+
+/**
+ * `client` with every call sent under `apiKey` (`currentApiKey`): the same codecs, another partner. A client made
+ * with its own `apiKey` keeps sending that one.
+ */
+export const forApiKey = (client: Client, apiKey: string): Client => {
+  const keyed = (endpoint: (...args: Array<any>) => Effect.Effect<any, any, any>) =>
+    (...args: Array<any>) => Effect.locally(endpoint(...args), currentApiKey, apiKey)
+  return Object.fromEntries(Object.entries(client).map(([name, member]) => [
+    name,
+    typeof member === "function"
+      ? keyed(member)
+      : Object.fromEntries(Object.entries(member as Record<string, any>).map(([endpoint, call]) => [endpoint, keyed(call)]))
+  ])) as unknown as Client
+}
 
 /** The client's type: `client.customers.create(...)`, `client.withdrawals.quote(...)`, ... */
 export type Client = Effect.Effect.Success<ReturnType<typeof make>>

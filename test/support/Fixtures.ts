@@ -97,20 +97,26 @@ export const fixtures = (appOrGetter: TestApp | (() => TestApp)) => {
   const app = typeof appOrGetter === "function" ? appOrGetter : () => appOrGetter
 
   /**
-   * The typed client with `apiKey` (none: the unauthenticated routes), over the checked request path. One per key and
-   * server: building a client derives every endpoint's codecs from the contract (tens of milliseconds), which a
-   * fixture called in a property test's every run would otherwise pay each time.
+   * The typed client with `apiKey` (none: the unauthenticated routes), over the checked request path. One client per
+   * server, made without a key, and a keyed view of it per key (`Client.forApiKey`): building a client derives every
+   * endpoint's codecs from the contract (tens of milliseconds), which a new partner's fixture would otherwise pay.
    */
   const clients = new Map<string, Client.Client>()
   const client = (apiKey?: string): Client.Client => {
-    const key = `${app().baseUrl} ${apiKey ?? ""}`
+    const server = app().baseUrl
+    const key = `${server} ${apiKey ?? ""}`
     let made = clients.get(key)
     if (made === undefined) {
-      made = Client.make({ baseUrl: new URL(app().baseUrl).origin, apiKey }).pipe(
-        Effect.provide(FetchHttpClient.layer),
-        Effect.provideService(FetchHttpClient.Fetch, checkedFetch(app)),
-        Effect.runSync
-      )
+      let unkeyed = clients.get(`${server} `)
+      if (unkeyed === undefined) {
+        unkeyed = Client.make({ baseUrl: new URL(server).origin }).pipe(
+          Effect.provide(FetchHttpClient.layer),
+          Effect.provideService(FetchHttpClient.Fetch, checkedFetch(app)),
+          Effect.runSync
+        )
+        clients.set(`${server} `, unkeyed)
+      }
+      made = apiKey === undefined ? unkeyed : Client.forApiKey(unkeyed, apiKey)
       clients.set(key, made)
     }
     return made
