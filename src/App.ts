@@ -8,6 +8,7 @@ import { Api, ProductionApi } from "./Api.js"
 import * as ClockAdvance from "./clock/ClockAdvance.js"
 import * as ServiceClock from "./clock/ServiceClock.js"
 import { AppConfig, type AppConfigShape } from "./config/AppConfig.js"
+import * as KeyCheck from "./crypto/KeyCheck.js"
 import * as Keys from "./crypto/Keys.js"
 import * as Customers from "./customers/Customers.js"
 import { CustomersHttp } from "./customers/Http.js"
@@ -101,7 +102,9 @@ export const makeServicesLayer = (database: DatabaseLayer, ids: Layer.Layer<Ids.
   const foundation = Layer.mergeAll(Database.MigrationsLayer.pipe(Layer.provideMerge(database)), ids, EventBusLayer, ShutdownLayer)
   const clock = clockLayer.pipe(Layer.provideMerge(foundation))
   // The services the ports' adapters (the simulators' jobs), the handlers and the operator commands use directly.
-  const infrastructure = Layer.mergeAll(OutboxLayer, Keys.layer, CursorsLayer, Caches.layer, Jobs.layer).pipe(Layer.provideMerge(clock))
+  // The key check runs before anything can seal, sign or send with the key (src/crypto/KeyCheck.ts).
+  const keys = KeyCheck.layer.pipe(Layer.provideMerge(Keys.layer), Layer.provideMerge(clock))
+  const infrastructure = Layer.mergeAll(OutboxLayer, CursorsLayer, Caches.layer, Jobs.layer).pipe(Layer.provideMerge(keys))
   const ports = railsLayer.pipe(Layer.provideMerge(infrastructure))
   const services = Layer.mergeAll(
     Ledger.layer,

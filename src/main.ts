@@ -1,3 +1,4 @@
+import { EncryptionKeyMismatch } from "./crypto/KeyCheck.js"
 import { Args, Command, Options, ValidationError } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { ConfigError, Console, Effect, Layer, Logger, Option } from "effect"
@@ -48,6 +49,11 @@ const withConfig = <A, E, R>(effect: Effect.Effect<A, E, R>, logger: Layer.Layer
       Effect.zipRight(Console.error(AppConfig.describeConfigError(error)), Effect.sync(() => process.exit(78))))
   )
 
+/** Another instance (or an earlier start) sealed this database's data with another key: a configuration error, 78. */
+const exitOnKeyMismatch = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.catchIf(effect, (error) => error instanceof EncryptionKeyMismatch, (error) =>
+    Effect.zipRight(Console.error((error as EncryptionKeyMismatch).message), Effect.sync(() => process.exit(78))))
+
 /** A start-up phase a person waits for (`npm start` on a new DATA_DIR), on stderr: stdout has the banner and the log. */
 const phase = (line: string) => Effect.sync(() => void process.stderr.write(`${line}\n`))
 
@@ -69,7 +75,7 @@ const announcedDatabase = Layer.unwrapEffect(Effect.gen(function*() {
 
 const serve = Command.make("serve", {}, () =>
   withConfig(
-    Layer.launch(Banner.pipe(Layer.provideMerge(ServerLayer), Layer.provideMerge(makeServicesLayer(announcedDatabase)))),
+    exitOnKeyMismatch(Layer.launch(Banner.pipe(Layer.provideMerge(ServerLayer), Layer.provideMerge(makeServicesLayer(announcedDatabase))))),
     serverLogger
   )).pipe(Command.withDescription(serveHelp.summary))
 

@@ -19,6 +19,11 @@ export interface KeysShape {
   readonly demoPartner: Buffer
   /** HMAC key (HS256) of the partner console's access tokens (docs/console.md). */
   readonly consoleToken: Buffer
+  /**
+   * Names the master key without revealing it (hex, derived like the others): the database records the first
+   * instance's, and an instance with another key refuses to start (src/crypto/KeyCheck.ts).
+   */
+  readonly fingerprint: string
 }
 
 export const parseKey = (raw: string): Buffer => /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, "hex") : Buffer.from(raw, "base64")
@@ -30,7 +35,8 @@ export const fromMaster = (master: Buffer): KeysShape => ({
   encryption: derive(master, "secrets-at-rest"),
   cursor: derive(master, "pagination-cursor"),
   demoPartner: derive(master, "sandbox-demo-partner"),
-  consoleToken: derive(master, "console-access-token")
+  consoleToken: derive(master, "console-access-token"),
+  fingerprint: derive(master, "key-fingerprint").subarray(0, 16).toString("hex")
 })
 
 /** The sandbox key file of a data directory: the master key every sandbox start in DATA_DIR shares. */

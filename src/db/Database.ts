@@ -115,10 +115,17 @@ const clientOver = (db: PGlite, prepared = false) =>
 
 /**
  * The service's database layer over a PGlite instance the caller opened and closes: the scenario runner reuses one
- * instance for scenario after scenario (src/scenario/Target.ts resets it in between).
+ * instance for scenario after scenario (src/db/TemplatePool.ts resets it in between). PGlite serves one session,
+ * which outlives a service's pool: it starts from `DISCARD ALL`, so the statements a service before it prepared by
+ * name do not collide with this one's. One service at a time per instance.
  */
 export const pgliteLayerOn = (db: PGlite): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, SqlError.SqlError> =>
-  clientOver(db, true)
+  Layer.unwrapEffect(
+    Effect.tryPromise({
+      try: () => db.exec("DISCARD ALL"),
+      catch: (cause) => new SqlError.SqlError({ cause, message: "Could not reset the embedded database's session" })
+    }).pipe(Effect.as(clientOver(db, true)))
+  )
 
 /** Opens an in-memory PGlite from a data-dir tarball (migratedPgliteTemplate); the caller closes it. */
 export const openPgliteCopy = (template: Blob): Promise<PGlite> => openPglite({ loadDataDir: template })

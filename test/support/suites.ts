@@ -50,6 +50,7 @@ export const databaseSuites: ReadonlyArray<string> = [
   "test/international.fees.test.ts",
   "test/international.production.test.ts",
   "test/jobs.test.ts",
+  "test/key-check.test.ts",
   "test/kyc.documents.test.ts",
   "test/kyc.http.test.ts",
   "test/kyc.tier2.test.ts",

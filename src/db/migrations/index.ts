@@ -15,6 +15,7 @@ import console_ from "./0015_console.js"
 import webhookChaos from "./0016_webhook_chaos.js"
 import partnerClocks from "./0017_partner_clocks.js"
 import partnerClockIndexes from "./0018_partner_clock_indexes.js"
+import keyFingerprint from "./0019_key_fingerprint.js"
 
 /** Every migration, in order; statically imported so that tsx, vitest and compiled code load the same set. */
 export const migrations = {
@@ -34,5 +35,6 @@ export const migrations = {
   "0015_console": console_,
   "0016_webhook_chaos": webhookChaos,
   "0017_partner_clocks": partnerClocks,
-  "0018_partner_clock_indexes": partnerClockIndexes
+  "0018_partner_clock_indexes": partnerClockIndexes,
+  "0019_key_fingerprint": keyFingerprint
 }
