@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import * as NodeCrypto from "node:crypto"
+import { unopenableSecret } from "../src/webhooks/WebhookSender.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { verifySignature } from "../src/webhooks/verifySignature.js"
 import * as WebhooksRepo from "../src/webhooks/WebhooksRepo.js"
@@ -310,6 +311,30 @@ describe("claims", () => {
     // (Rows other tests here left unleased may come along; only this partner's count matters.)
     expect(taken.filter((row) => row.partnerId === d.partnerId)).toHaveLength(1)
     expect((await fresh.run(claim(later, 100, 4))).filter((row) => row.partnerId === d.partnerId)).toHaveLength(4)
+  })
+})
+
+describe("a secret this instance cannot open", () => {
+  it("is a failed attempt with its reason in the delivery log, on the retry schedule; nothing is sent", async () => {
+    const target = await receiver(() => 200)
+    const { apiKey, partnerId } = await partnerWithUrl(target)
+    // A sealed secret damaged (or sealed with another key): its authentication tag no longer matches.
+    await app.query("UPDATE webhook_configs SET secret_ciphertext = set_byte(secret_ciphertext, 0, (get_byte(secret_ciphertext, 0) + 1) % 256) WHERE partner_id = $1", [partnerId])
+    const id = await registerCustomer(apiKey)
+    const failed = await eventually(async () => {
+      const d = await delivery(apiKey, id)
+      return d.attempts >= 1 ? d : undefined
+    }, "the first attempt")
+    expect(failed).toMatchObject({ status: "PENDING", attempts: 1, lastResponseStatus: null, lastError: unopenableSecret })
+    expect(target.ofEvent(id)).toHaveLength(0)
+    // The retry schedule applies: the next attempt fails the same way, 30 s later on the partner's clock.
+    await advance(apiKey, retryDelaysSeconds[0]!)
+    const again = await eventually(async () => {
+      const d = await delivery(apiKey, id)
+      return d.attempts >= 2 ? d : undefined
+    }, "the second attempt")
+    expect(again).toMatchObject({ status: "PENDING", attempts: 2, lastError: unopenableSecret })
+    expect(target.ofEvent(id)).toHaveLength(0)
   })
 })
 

@@ -1,4 +1,4 @@
-import { Clock, Deferred, Effect, Option, Ref } from "effect"
+import { Clock, Deferred, Effect, Either, Option, Ref } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { Keys } from "../crypto/Keys.js"
@@ -38,6 +38,10 @@ const makeSecretOpener = (encryptionKey: Buffer) => {
     return secret
   }
 }
+
+/** The error of an attempt whose signing secret could not be opened (nothing was sent). */
+export const unopenableSecret = "the webhook signing secret could not be opened with this instance's ENCRYPTION_KEY " +
+  "(sealed with another key, or damaged); nothing was sent. Set the webhook again (PUT /partner/v1/webhook) to seal a new one"
 
 const isDelivered = (answer: Answer) => answer._tag === "Answered" && answer.status >= 200 && answer.status < 300
 
@@ -118,7 +122,11 @@ export class WebhookSender extends Effect.Service<WebhookSender>()("WebhookSende
       const attemptedAt = yield* clock.now
       const timestamp = yield* signingTime
       const body = deliveryBody({ id: claimed.eventId, type: claimed.type, createdAt: claimed.eventCreatedAt.toISOString(), data: claimed.data })
-      const secret = secretOf(claimed)
+      const opened = yield* Effect.either(Effect.try(() => secretOf(claimed)))
+      // A secret this instance cannot open (sealed with another key, or damaged) is a failed attempt, recorded with its
+      // reason where the delivery log shows it, on the retry schedule: never a claim silently given up and re-leased.
+      if (Either.isLeft(opened)) return outcomeOf(claimed, { _tag: "Failed", error: unopenableSecret }, attemptedAt, null)
+      const secret = opened.right
       const headersAt = (seconds: number) => ({ "content-type": "application/json", ...deliveryHeaders(secret, seconds, claimed.eventId, body) })
       // The synchronous webhook.test of a URL or secret change is never disturbed: it answers the partner's PUT.
       const test = claimed.type === "webhook.test"
