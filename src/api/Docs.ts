@@ -1,5 +1,5 @@
 import { OpenApi } from "@effect/platform"
-import { type Context, Option, Schema } from "effect"
+import { type Context, Option, Schema, SchemaAST } from "effect"
 
 /**
  * What the docs page (`/api/v1/docs`, Scalar over the OpenAPI document) shows a partner, in one place:
@@ -25,6 +25,16 @@ export const example = <S extends Schema.Schema.AnyNoContext>(schema: S, value: 
     onNone: () => schema,
     onSome: (decoded) => schema.annotations({ examples: [decoded] }) as S
   })
+
+/**
+ * The example `example` gave `schema`, as the JSON on the wire again: an answer that nests another schema reuses
+ * that schema's example instead of writing it twice. A schema without one is a programming error (it throws at load).
+ */
+export const exampleOf = <S extends Schema.Schema.AnyNoContext>(schema: S): Schema.Schema.Encoded<S> => {
+  const [value] = Option.getOrElse(SchemaAST.getExamplesAnnotation(schema.ast), () => [] as ReadonlyArray<unknown>)
+  if (value === undefined) throw new Error(`exampleOf: the schema has no example (${String(schema.ast)})`)
+  return Schema.encodeSync(schema)(value as Schema.Schema.Type<S>)
+}
 
 /** A field's help text for partners (replaces the generic text of the schema it is built from). */
 export const described = <S extends Schema.Schema.AnyNoContext>(schema: S, description: string): S =>

@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { example, resourceTag, sample } from "../api/Docs.js"
+import { example, exampleOf, resourceTag, sample } from "../api/Docs.js"
 import { CustomerIdPath } from "../customers/Api.js"
 import { ApiError, BadRequest, CustomerForbidden } from "../api/ApiError.js"
 import { PartnerAuth, SandboxAuth } from "../api/Auth.js"
@@ -113,29 +113,8 @@ export const Tier3Submission = example(Schema.Struct({
   international: InternationalStatus
 }), {
   status: "PENDING",
-  record: {
-    id: sample.kycId,
-    customerId: sample.customerId,
-    level: 3,
-    status: "PENDING",
-    idType: null,
-    rejectionReason: null,
-    createdAt: sample.at
-  },
-  international: {
-    eligible: true,
-    customerType: "INDIVIDUAL",
-    groups: [{
-      key: "americas_europe",
-      payoutPartner: "Meridian Payouts",
-      status: "PENDING",
-      countries: ["US", "CA", "MX", "BR", "GB", "DE", "FR"],
-      optedInCountries: ["GB"],
-      action: null,
-      registrationFee: { amount: "3", currency: "USDT", paidBy: "CUSTOMER", paid: false, charged: null }
-    }],
-    registrationFee: { amount: "3", currency: "USDT", paidBy: "CUSTOMER", paid: false, charged: null }
-  }
+  record: { ...exampleOf(KycRecord), level: 3 },
+  international: exampleOf(InternationalStatus)
 })
 export type Tier3Submission = typeof Tier3Submission.Type
 

@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, Multipart, OpenApi } from "@effect/platform"
 import { Option, Schema } from "effect"
-import { described, example, resourceTag, sample } from "../api/Docs.js"
+import { described, example, exampleOf, resourceTag, sample } from "../api/Docs.js"
 import { CustomerIdPath } from "../customers/Api.js"
 import { ApiError, BadRequest, CustomerForbidden, NotFound } from "../api/ApiError.js"
 import { PartnerAuth, SandboxAuth } from "../api/Auth.js"
@@ -39,15 +39,7 @@ export type KycRecord = typeof KycRecord.Type
 
 export const TierSubmission = example(Schema.Struct({ status: KycStatus, record: KycRecord }), {
   status: "PENDING",
-  record: {
-    id: sample.kycId,
-    customerId: sample.customerId,
-    level: 1,
-    status: "PENDING",
-    idType: null,
-    rejectionReason: null,
-    createdAt: sample.at
-  }
+  record: exampleOf(KycRecord)
 })
 
 const elevenDigits = Schema.String.pipe(Schema.pattern(/^\d{11}$/, { message: () => "must be exactly 11 digits" }))

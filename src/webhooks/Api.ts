@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { described, example, resourceTag, sample } from "../api/Docs.js"
+import { described, example, exampleOf, resourceTag, sample } from "../api/Docs.js"
 import { ApiError, BadRequest, InvalidCursor } from "../api/ApiError.js"
 import { PartnerAuth, SandboxAuth } from "../api/Auth.js"
 import { Envelope, PageEnvelope } from "../api/Envelope.js"
@@ -76,16 +76,7 @@ export const DeliveryPayload = Schema.Struct({
 })
 
 export const WebhookDeliveryDetail = example(Schema.Struct({ ...WebhookDelivery.fields, payload: DeliveryPayload }), {
-  id: sample.eventId,
-  type: "customer.registered",
-  status: "DELIVERED",
-  attempts: 1,
-  nextAttemptAt: null,
-  lastAttemptAt: sample.at,
-  lastResponseStatus: 200,
-  lastError: null,
-  createdAt: sample.at,
-  deliveredAt: sample.at,
+  ...exampleOf(WebhookDelivery),
   payload: {
     id: sample.eventId,
     type: "customer.registered",
