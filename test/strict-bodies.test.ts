@@ -3,6 +3,7 @@ import { Either, Option, ParseResult, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Api } from "../src/Api.js"
 import { closest, unknownFieldMessage } from "../src/api/Messages.js"
+import { fixtures } from "./support/Fixtures.js"
 import { harness } from "./support/LedgerHarness.js"
 import { customerBody, type Reply, startTestApp, type TestApp } from "./support/TestApp.js"
 
@@ -12,20 +13,17 @@ import { customerBody, type Reply, startTestApp, type TestApp } from "./support/
  * `customerId` at the top of a body is ignored. One answer names every problem, and nothing moves.
  */
 let app: TestApp
+const fx = fixtures(() => app)
 let apiKey: string
 let partnerId: string
 
 beforeAll(async () => {
   app = await startTestApp()
-  ;({ apiKey, partnerId } = await app.newPartner())
+  ;({ apiKey, partnerId } = await fx.partner())
 })
 afterAll(() => app?.close())
 
-const newCustomer = async () => {
-  const reply = await app.request<{ data: { id: string } }>("POST", "/partner/v1/customers", { apiKey, body: customerBody() })
-  expect(reply.status).toBe(201)
-  return reply.body.data.id
-}
+const newCustomer = async () => (await fx.customer({ apiKey })).id
 
 const count = async (table: string, customerId: string) =>
   Number((await app.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${table} WHERE customer_id = $1`, [customerId]))[0]!.n)
