@@ -1,5 +1,6 @@
 import { type HttpApi, type HttpApiEndpoint, type HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Option, ParseResult, Schema, SchemaAST as AST } from "effect"
+import { refuseUnknownKeys, StableFilterAnnotationId, type Strict, withoutIgnored } from "./UnknownFields.js"
 
 /**
  * The partner's wording of a request that a schema refuses, produced by Schema itself: every node of an
@@ -273,96 +274,6 @@ const messageFor = (own: AST.MessageAnnotation | undefined, root: boolean): AST.
 
 // ---------------------------------------------------------------------------------------------------------------
 // Mapping an AST
-
-// ---------------------------------------------------------------------------------------------------------------
-// Unknown fields
-
-/**
- * Where a schema refuses fields it does not list: a JSON body (at every level) or a query string. Elsewhere (path,
- * headers) fields it does not list are not the partner's concern.
- */
-export type Strict = "body" | "query" | undefined
-
-/** The known name closest to `key`, when it is close enough to be a likely typo (Damerau-Levenshtein distance, case ignored). */
-export const closest = (key: string, known: ReadonlyArray<string>): string | undefined => {
-  const distance = (a: string, b: string): number => {
-    const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)))
-    for (let i = 1; i <= a.length; i++) {
-      for (let j = 1; j <= b.length; j++) {
-        const cost = a[i - 1] === b[j - 1] ? 0 : 1
-        d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost)
-        if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1)
-      }
-    }
-    return d[a.length]![b.length]!
-  }
-  let best: { name: string; distance: number } | undefined
-  for (const name of known) {
-    const found = distance(key.toLowerCase(), name.toLowerCase())
-    if (best === undefined || found < best.distance) best = { name, distance: found }
-  }
-  if (best === undefined) return undefined
-  return best.distance <= Math.max(2, Math.floor(key.length / 3)) ? best.name : undefined
-}
-
-/** Known names listed after "its fields:", at most this many. */
-const listedMax = 12
-
-/** The wording of a field a body or query does not take: "did you mean" the closest known one, else the known ones. */
-export const unknownFieldMessage = (key: string, known: ReadonlyArray<string>, strict: "body" | "query"): string => {
-  const what = strict === "body" ? "is not a field of this request body" : "is not a query parameter of this route"
-  const near = closest(key, known)
-  if (near !== undefined) return `${what}; did you mean "${near}"?`
-  if (known.length === 0) return strict === "body" ? `${what} (it takes no fields)` : `${what} (it takes none)`
-  const listed = known.slice(0, listedMax).join(", ") + (known.length > listedMax ? ", …" : "")
-  return `${what} (${strict === "body" ? "its fields" : "its query parameters"}: ${listed})`
-}
-
-/**
- * A body's `customerId`: ignored, not refused. Partner routes name the customer in the path; a `customerId` sent in
- * the body as well (as some partners' clients do) is left out of the decoded body and changes nothing.
- */
-const ignoredAtTop = new Set(["customerId"])
-
-/**
- * The filter that refuses an object's unknown keys, one issue per key. It is a stable filter: with `errors: "all"`
- * Schema runs it on the input even when the object's own fields fail, so one answer names the unknown and the
- * missing fields alike; on success it sees the decoded object, which keeps unknown keys (`onExcessProperty:
- * "preserve"` at the top of the request) so that they can be named here.
- */
-const refuseUnknownKeys = (known: ReadonlyArray<string>, root: boolean, strict: "body" | "query") => {
-  const names = new Set(known)
-  return (input: unknown, _: AST.ParseOptions, self: AST.Refinement): Option.Option<ParseResult.ParseIssue> => {
-    if (typeof input !== "object" || input === null || Array.isArray(input)) return Option.none()
-    const issues: Array<ParseResult.ParseIssue> = []
-    for (const key of Object.keys(input)) {
-      if (names.has(key) || (root && strict === "body" && ignoredAtTop.has(key))) continue
-      const value = (input as Record<string, unknown>)[key]
-      issues.push(new ParseResult.Pointer(key, input, new ParseResult.Type(unknownField, value, unknownFieldMessage(key, known, strict))))
-    }
-    if (issues.length === 0) return Option.none()
-    return Option.some(new ParseResult.Composite(self, input, issues as unknown as ParseResult.SingleOrNonEmpty<ParseResult.ParseIssue>))
-  }
-}
-
-/**
- * Schema's "stable filter" annotation: a refinement so marked runs, under `errors: "all"`, on the input even when
- * its `from` fails (Schema's own minItems and maxItems use it). Its id is not in Schema's type declarations, so it is
- * written here by its registered symbol; test/strict-bodies.test.ts fails if an upgrade stops honouring it (one body
- * with an unknown and a missing field must name both).
- */
-const StableFilterAnnotationId = Symbol.for("effect/annotation/StableFilter")
-
-/** The node an unknown field's issue names (it has no schema of its own; the message says what is wrong). */
-const unknownField = new AST.NeverKeyword({ [AST.TitleAnnotationId]: "an unknown field" })
-
-/** A body's `customerId` at the top: dropped from the decoded body, whatever `onExcessProperty` says. */
-const withoutIgnored = (value: unknown): unknown => {
-  if (typeof value !== "object" || value === null || !Object.keys(value).some((key) => ignoredAtTop.has(key))) return value
-  const out: Record<string, unknown> = { ...(value as Record<string, unknown>) }
-  for (const key of ignoredAtTop) delete out[key]
-  return out
-}
 
 const memos = new Map<string, WeakMap<AST.AST, AST.AST>>()
 const memoOf = (root: boolean, strict: Strict) => {

@@ -16,7 +16,7 @@ import { ServiceClock } from "../clock/ServiceClock.js"
 import { describeFields, errorBody, errorResponse, normalizeError } from "./ErrorEnvelope.js"
 import { checkQuery, controlCharacterSegments, controlCharactersMessage, scanJson } from "./JsonBody.js"
 import { boundaryOf } from "./MultipartBody.js"
-import { unknownFieldMessage } from "../api/Messages.js"
+import { unknownFieldMessage } from "../api/UnknownFields.js"
 
 /** Method and path pattern of every route, to tell an unknown path (404) from a wrong method (405). */
 export interface RouteTable {
