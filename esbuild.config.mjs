@@ -65,7 +65,9 @@ export const build = async (target = outfile, entryPoint = "src/main.ts") => {
     platform: "node",
     format: "esm",
     target: "node20",
-    external: ["@electric-sql/pglite"],
+    // ink loads its React devtools (./devtools.js, importing react-devtools-core, which is not installed) only when
+    // DEV=true: left as a run-time import, so the terminal UI bundles too (a bundle never sets DEV).
+    external: ["@electric-sql/pglite", "./devtools.js"],
     // Bundled CommonJS packages call require() for Node's built-ins; ESM output has no require of its own.
     banner: { js: "import { createRequire as __createRequire } from \"node:module\"; const require = __createRequire(import.meta.url);" },
     sourcemap: "linked",

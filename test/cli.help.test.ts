@@ -38,11 +38,10 @@ const scriptCommand = (name: string): Array<string> => {
   return rest
 }
 
-/** The package.json scripts' entries, bundled by this run's global set-up (what `npm start` builds); the terminal UI's
- * entry runs under tsx as its script runs it (ink's optional devtools import does not bundle). */
+/** The package.json scripts' entries, bundled by this run's global set-up (what `npm start` builds). */
 const bundled = new Map<string, string>()
 beforeAll(() => {
-  for (const script of ["listen", "trigger", "scenario"]) {
+  for (const script of ["listen", "trigger", "scenario", "tui"]) {
     const entry = scriptCommand(script)[0]!
     const file = NodePath.join(inject("testBuild"), `${NodePath.basename(entry, ".ts")}.js`)
     expect(NodeFs.existsSync(file), `${file}, the bundle of ${entry}`).toBe(true)

@@ -3,6 +3,7 @@ import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { promisify } from "node:util"
+import { inject } from "vitest"
 import { processEnv } from "./ServerProcess.js"
 
 /**
@@ -13,8 +14,13 @@ import { processEnv } from "./ServerProcess.js"
 const execFileAsync = promisify(execFile)
 const root = NodePath.resolve(__dirname, "../..")
 
-/** One node process with tsx's loader (no tsx wrapper process): its signals and exit code are the TUI's own. */
-export const tuiCommand = (args: ReadonlyArray<string>): ReadonlyArray<string> => [process.execPath, "--import", "tsx", "src/tui/main.tsx", ...args]
+/**
+ * One node process running the TUI's bundle (src/tui/main.tsx built with esbuild.config.mjs's options by the test
+ * run's global set-up, as the service is): its signals and exit code are the TUI's own, and it starts without
+ * compiling TypeScript (0.4 s of CPU instead of 2.8 s under tsx).
+ */
+export const tuiCommand = (args: ReadonlyArray<string>): ReadonlyArray<string> =>
+  [process.execPath, NodePath.join(inject("testBuild"), "main.tsx.js"), ...args]
 
 /**
  * The TUI's environment: nothing from the test runner's. In particular no `CI`: Ink draws nothing when `CI` is set

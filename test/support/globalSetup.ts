@@ -13,8 +13,9 @@ const root = NodePath.resolve(__dirname, "../..")
  * - migrates one template database, so that every test file starts from a copy instead of paying initdb and the
  *   migrations again: a PGlite data-dir tarball, or (with TEST_DATABASE_URL) a PostgreSQL template database that
  *   each file clones with CREATE DATABASE ... TEMPLATE;
- * - bundles the service once, as `npm start` does (esbuild.config.mjs), and `listen` (src/cli/listen.ts) and
- *   `trigger` (src/cli/trigger.ts) with the same options, into a directory of this run's own under .tmp/ (inside the repository, so that the bundles'
+ * - bundles the service once, as `npm start` does (esbuild.config.mjs), and `listen` (src/cli/listen.ts),
+ *   `trigger` (src/cli/trigger.ts) and the terminal UI (src/tui/main.tsx, as main.tsx.js) with the same options,
+ *   into a directory of this run's own under .tmp/ (inside the repository, so that the bundles'
  *   external packages resolve from node_modules): the process tests run `serve`, `ledger-check`, `scenario`,
  *   `partner-kyb` and `listen` from it (test/support/ServerProcess.ts `serviceCommand`, `listenCommand`) instead of
  *   compiling TypeScript with tsx in every child process.
@@ -36,7 +37,8 @@ const buildBundles = async () => {
   await Promise.all([
     config.build(NodePath.join(dir, "main.js"), "src/main.ts"),
     config.build(NodePath.join(dir, "listen.js"), "src/cli/listen.ts"),
-    config.build(NodePath.join(dir, "trigger.js"), "src/cli/trigger.ts")
+    config.build(NodePath.join(dir, "trigger.js"), "src/cli/trigger.ts"),
+    config.build(NodePath.join(dir, "main.tsx.js"), "src/tui/main.tsx")
   ])
   return { dir, remove: () => NodeFs.rmSync(dir, { recursive: true, force: true }) }
 }
