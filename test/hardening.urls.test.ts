@@ -135,4 +135,19 @@ describe("production mode", () => {
     expect(charge.body.data).toMatchObject({ type: "eft", status: "PENDING", redirectUrl: null })
     expect(await app.query("SELECT redirect_url FROM funding_charges WHERE id = $1", [charge.body.data.id])).toEqual([{ redirectUrl: null }])
   })
+
+  it("a webhook URL on an IPv6 form of a private IPv4 address is refused exactly as that IPv4 address", async () => {
+    const created = await app.run(Effect.flatMap(Partners, (partners) => partners.create({ name: "Live Hooks", kybStatus: "APPROVED" })))
+    const put = (url: string) => app.request("PUT", "/partner/v1/webhook", { apiKey: created.apiKey, body: { url } })
+    const plain = await put("https://127.0.0.1/in")
+    expect(plain.status).toBe(400)
+    expect(plain.body).toMatchObject({ success: false, statusCode: 400, code: "BAD_REQUEST" })
+    expect(plain.body.message).toMatch(/^url: must point at a public host/)
+    for (const host of ["[::127.0.0.1]", "[::ffff:0:127.0.0.1]", "[2002:7f00:1::]", "[2001:0:4136:e378:8000:63bf:80ff:fffe]", "[64:ff9b::a9fe:a9fe]"]) {
+      const reply = await put(`https://${host}/in`)
+      expect(reply.status, host).toBe(plain.status)
+      expect(reply.body, host).toEqual(plain.body)
+    }
+    expect(await app.query("SELECT 1 FROM webhook_configs WHERE partner_id = $1", [created.partner.id])).toHaveLength(0)
+  })
 })

@@ -1,6 +1,6 @@
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import * as NodeCrypto from "node:crypto"
-import { unopenableSecret } from "../src/webhooks/WebhookSender.js"
+import { unopenableSecret, WebhookSender } from "../src/webhooks/WebhookSender.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { verifySignature } from "../src/webhooks/verifySignature.js"
 import * as WebhooksRepo from "../src/webhooks/WebhooksRepo.js"
@@ -345,23 +345,98 @@ describe("recovery", () => {
   })
   afterAll(() => fresh?.close())
 
-  it("sends a delivery whose lease a crashed process left behind", async () => {
-    const target = await receiver(() => 200)
+  /** A partner of `fresh` whose URL is `target`, and a delivery of a new event of it due tomorrow on the service clock. */
+  const dueTomorrow = async (target: Receiver) => {
     const { apiKey, partnerId } = await fixtures(fresh).partner()
     expect((await fresh.request("PUT", "/partner/v1/webhook", { apiKey, body: { url: target.url } })).status).toBe(200)
-    const now = new Date((await fresh.request("GET", "/sandbox/clock", { apiKey })).body.data.now)
+    const now = Date.parse((await fresh.request("GET", "/sandbox/clock", { apiKey })).body.data.now)
+    const tomorrow = new Date(now + 86_400_000)
     const id = NodeCrypto.randomUUID()
-    await fresh.query("INSERT INTO events (id, partner_id, type, data, created_at) VALUES ($1, $2, 'test.recovery', '{}'::jsonb, $3)", [id, partnerId, now])
+    await fresh.query("INSERT INTO events (id, partner_id, type, data, created_at) VALUES ($1, $2, 'test.recovery', '{}'::jsonb, $3)", [id, partnerId, tomorrow])
     await fresh.query(
-      `INSERT INTO webhook_deliveries (event_id, partner_id, type, status, attempts, next_attempt_at, created_at, lease_until, lease_token)
-       VALUES ($1, $2, 'test.recovery', 'PENDING', 0, $3, $3, now() - interval '1 second', $4)`,
-      [id, partnerId, now, NodeCrypto.randomUUID()]
+      "INSERT INTO webhook_deliveries (event_id, partner_id, type, status, next_attempt_at, created_at) VALUES ($1, $2, 'test.recovery', 'PENDING', $3, $3)",
+      [id, partnerId, tomorrow]
     )
+    return { apiKey, id, tomorrow }
+  }
+  const read = async (apiKey: string, id: string) => (await fresh.request("GET", `/partner/v1/webhook/deliveries/${id}`, { apiKey })).body.data
+  /** What a process that is killed after its POST and before writing the outcome leaves: a POST made, a lease held. */
+  const postWithoutOutcome = (claimed: WebhooksRepo.ClaimedDelivery) =>
+    fresh.run(Effect.flatMap(WebhookSender, (sender) => sender.send(claimed)))
+  const expireLease = (id: string) => fresh.query("UPDATE webhook_deliveries SET lease_until = now() - interval '1 second' WHERE event_id = $1", [id])
+
+  it("counts an attempt whose outcome was never written (a crash after the POST): attempts equals the POSTs received", async () => {
+    const target = await receiver(() => 200)
+    const { apiKey, id, tomorrow } = await dueTomorrow(target)
+    const later = new Date(tomorrow.getTime() + 60_000)
+    const claim = () =>
+      fresh.run(Effect.flatMap(WebhooksRepo.make, (repo) =>
+        repo.claimDue({ now: later, limit: 10, perPartnerMax: 4, excludedPartners: [], leaseToken: NodeCrypto.randomUUID(), leaseSeconds: 120 })))
+
+    // First process: claims, POSTs, dies before writing. Nothing is logged yet: the lease still holds the row.
+    const first = (await claim()).find((row) => row.eventId === id)!
+    expect(first.attempts).toBe(0)
+    await postWithoutOutcome(first)
+    expect(target.ofEvent(id)).toHaveLength(1)
+    expect(await read(apiKey, id)).toMatchObject({ status: "PENDING", attempts: 0, lastAttemptAt: null, lastError: null })
+
+    // Its lease ends; the next claim counts that attempt in the claim itself, and says why it has no answer.
+    await expireLease(id)
+    const second = (await claim()).find((row) => row.eventId === id)!
+    expect(second.attempts).toBe(1)
+    expect(await read(apiKey, id)).toMatchObject({
+      status: "PENDING",
+      attempts: 1,
+      lastAttemptAt: later.toISOString(),
+      lastResponseStatus: null,
+      lastError: WebhooksRepo.outcomeLostError
+    })
+    // That process dies the same way; the dispatcher takes the row when the lease ends and the delivery is due.
+    await postWithoutOutcome(second)
+    await expireLease(id)
+    await fixtures(fresh).advance({ apiKey }, 2 * 86_400)
     const delivered = await eventually(async () => {
-      const d = (await fresh.request("GET", `/partner/v1/webhook/deliveries/${id}`, { apiKey })).body.data
+      const d = await read(apiKey, id)
       return d.status === "DELIVERED" ? d : undefined
     }, "the recovered delivery")
-    expect(delivered).toMatchObject({ attempts: 1, lastResponseStatus: 200 })
-    expect(target.ofEvent(id)).toHaveLength(1)
+    expect(target.ofEvent(id)).toHaveLength(3)
+    expect(delivered).toMatchObject({ attempts: 3, lastResponseStatus: 200, lastError: null })
+  })
+
+  it("an attempt cut by a shutdown, or in flight when the delivery is replayed, is counted, saying why it has no answer", async () => {
+    const target = await receiver(() => 200)
+    const { apiKey, id } = await dueTomorrow(target)
+    const lease = () =>
+      fresh.run(Effect.flatMap(WebhooksRepo.make, (repo) => repo.leaseOne(id, NodeCrypto.randomUUID(), 120))).then((row) => Option.getOrThrow(row))
+
+    // Cut by a shutdown after its POST: the lease ends at once, and the dispatcher's next claim counts the attempt.
+    const cut = await lease()
+    await postWithoutOutcome(cut)
+    await fresh.run(Effect.flatMap(WebhooksRepo.make, (repo) => repo.abandon([id], cut.leaseToken)))
+    await fixtures(fresh).advance({ apiKey }, 2 * 86_400)
+    const afterCut = await eventually(async () => {
+      const d = await read(apiKey, id)
+      return d.status === "DELIVERED" ? d : undefined
+    }, "the delivery after the cut attempt")
+    expect(afterCut).toMatchObject({ attempts: 2, lastError: null })
+    expect(target.ofEvent(id)).toHaveLength(2)
+
+    // In flight (leased, POST made) when the partner replays it: counted at once; its outcome, if any, is dropped.
+    const inFlight = await lease()
+    await postWithoutOutcome(inFlight)
+    const replayed = await fresh.request("POST", `/partner/v1/webhook/deliveries/${id}/replay`, { apiKey })
+    expect(replayed.status).toBe(200)
+    expect(replayed.body.data).toMatchObject({ status: "PENDING", attempts: 3, lastResponseStatus: null, lastError: WebhooksRepo.outcomeReplacedError })
+    const redelivered = await eventually(async () => {
+      const d = await read(apiKey, id)
+      return d.status === "DELIVERED" ? d : undefined
+    }, "the replayed delivery")
+    expect(redelivered).toMatchObject({ attempts: 4, lastError: null })
+    expect(target.ofEvent(id)).toHaveLength(4)
+    // The late outcome of the replaced attempt is not written (its lease is gone).
+    expect(await fresh.run(Effect.flatMap(WebhooksRepo.make, (repo) =>
+      repo.recordAttempts([{ eventId: id, leaseToken: inFlight.leaseToken, status: "DELIVERED", attemptedAt: new Date(), nextAttemptAt: null, responseStatus: 200, error: null, deliveredAt: new Date() }])
+    ))).toEqual(new Set())
+    expect((await read(apiKey, id)).attempts).toBe(4)
   })
 })

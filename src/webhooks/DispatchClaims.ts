@@ -52,9 +52,10 @@ export const make = ({ clock, offer, repo, sender, sql, state }: ClaimsDeps) =>
       Effect.uninterruptibleMask((restore) =>
         // On the delivery's partner's clock: its attempt time, retry time and chaos delays.
         restore(forPartner(claimed.partnerId)(sender.send(claimed))).pipe(
-          // Shutting down mid-attempt: give the row back now rather than when its lease runs out, so that the next
-          // start (or another process) sends it without waiting; its result was not recorded, so it is not counted.
-          Effect.onInterrupt(() => Effect.ignore(repo.release([claimed.eventId], claimed.leaseToken))),
+          // Shutting down mid-attempt: end the lease now rather than when it runs out, so that the next start (or
+          // another process) sends it without waiting. The request may have reached the receiver, so the next claim
+          // counts this attempt as made without an outcome (`WebhooksRepo.outcomeLostError`), as after a crash.
+          Effect.onInterrupt(() => Effect.ignore(repo.abandon([claimed.eventId], claimed.leaseToken))),
           Effect.flatMap((sent) =>
             Effect.sync(() => {
               state.unrecorded++

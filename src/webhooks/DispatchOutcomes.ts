@@ -22,7 +22,8 @@ export interface OutcomeWriterDeps {
 /**
  * The dispatcher's writer of outcomes: an attempt's outcome is queued when its answer arrives, and a fiber records
  * the queued outcomes many per statement, each only while its lease is the claimer's. An outcome is never lost
- * silently: until it is written the row stays leased (at-least-once). On shutdown (after the writer and the
+ * silently: until it is written the row stays leased (at-least-once), and an outcome never written is counted as an
+ * attempt by the claim that takes the row again (`WebhooksRepo.outcomeLostError`). On shutdown (after the writer and the
  * attempts have stopped, so build this before the attempts' FiberSet), whatever is still queued is written.
  * Returns `offer`, which queues an outcome.
  */

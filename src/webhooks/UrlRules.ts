@@ -1,6 +1,7 @@
 import * as NodeDns from "node:dns"
 import * as NodeNet from "node:net"
 import type { ServiceMode } from "../config/AppConfig.js"
+import { embeddedIpv4s, expandIpv6, formatIpv6 } from "./IpAddresses.js"
 
 /**
  * The rules a webhook URL must follow (docs/contract.md "Webhook management"): an absolute http(s) URL of at most 2048
@@ -8,7 +9,8 @@ import type { ServiceMode } from "../config/AppConfig.js"
  * it is checked (`hostOf`: lower case and IDN to ASCII by the URL parser, one trailing dot removed), so
  * `https://localhost./` or `https://intranet./` are the local names they spell. A host name is also checked when
  * it is resolved before each send in production, and again by the connection's own lookup, so a name that
- * points (or later re-points: DNS rebinding) at a private address is refused then.
+ * points (or later re-points: DNS rebinding) at a private address is refused then. Literal hosts and resolved
+ * addresses go through the same `isPublicAddress`, which judges an IPv6 address carrying an IPv4 one as that IPv4.
  */
 export const urlLengthMax = 2048
 
@@ -37,7 +39,7 @@ for (
   const [network, prefix] of [
     ["::", 128], // unspecified
     ["::1", 128], // loopback
-    ["64:ff9b:1::", 48], // local-use NAT64
+    ["64:ff9b:1::", 48], // local-use NAT64 (RFC 8215): a network's own translator, never a public host, whatever IPv4 it carries
     ["100::", 64], // discard
     ["2001:db8::", 32], // documentation
     ["fc00::", 7], // unique local (includes fd00:ec2::254, the AWS metadata address)
@@ -47,28 +49,18 @@ for (
   ] as const
 ) nonPublic.addSubnet(network, prefix, "ipv6")
 
-/** The IPv4 address inside an IPv4-mapped or NAT64 IPv6 address, if any. */
-const embeddedIpv4 = (address: string): string | undefined => {
-  const lower = address.toLowerCase()
-  const dotted = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower)
-  if (dotted) return dotted[1]
-  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower)
-  if (!hex) return undefined
-  const high = parseInt(hex[1]!, 16)
-  const low = parseInt(hex[2]!, 16)
-  return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`
-}
-
-/** True when an IP address literal is a public unicast address. */
+/**
+ * True when an IP address literal is a public unicast address. An IPv6 address is expanded first
+ * (src/webhooks/IpAddresses.ts), so every spelling of one address gets one answer; one that embeds or maps an
+ * IPv4 address (IPv4-compatible, IPv4-mapped and its SIIT form, NAT64, 6to4, Teredo's server and client) is public
+ * only when each IPv4 address it carries is. A zone id (`fe80::1%eth0`) is never public.
+ */
 export const isPublicAddress = (address: string): boolean => {
-  const family = NodeNet.isIP(address)
-  if (family === 4) return !nonPublic.check(address, "ipv4")
-  if (family === 6) {
-    const inner = embeddedIpv4(address)
-    if (inner !== undefined) return isPublicAddress(inner)
-    return !nonPublic.check(address, "ipv6")
-  }
-  return false
+  if (NodeNet.isIPv4(address)) return !nonPublic.check(address, "ipv4")
+  const groups = address.includes(":") ? expandIpv6(address) : undefined
+  if (groups === undefined) return false
+  if (embeddedIpv4s(groups).some((inner) => nonPublic.check(inner, "ipv4"))) return false
+  return !nonPublic.check(formatIpv6(groups), "ipv6")
 }
 
 /** Names that only ever mean something inside a private network. */
@@ -102,7 +94,7 @@ export const checkWebhookUrl = (raw: string, mode: ServiceMode): UrlVerdict => {
     if (host === "" || host.split(".").some((label) => label === "")) {
       return broken("must have a valid host name (no empty labels such as a doubled dot)")
     }
-    if (NodeNet.isIP(host) !== 0) {
+    if (NodeNet.isIP(host) !== 0 || host.includes(":")) {
       if (!isPublicAddress(host)) return broken("must point at a public host, not a loopback, private, link-local or metadata address")
     } else if (isPrivateName(host)) {
       return broken("must point at a public host name, not a local or internal name")

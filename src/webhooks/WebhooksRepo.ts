@@ -1,4 +1,4 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { earliestDueSql, partnerTimeSql } from "../clock/ServiceClock.js"
 import { DeliveryStatus } from "./Api.js"
@@ -96,6 +96,25 @@ export const AttemptRecord = Schema.Struct({
   deliveredAt: Schema.NullOr(Schema.DateFromSelf)
 })
 export type AttemptRecord = typeof AttemptRecord.Type
+
+/**
+ * The `last_error` of an attempt whose outcome was never written: its lease ended first (the process stopped, was
+ * killed, or could not write the outcome). Such an attempt is counted when its row is claimed again.
+ */
+export const outcomeLostError = "no outcome recorded: the instance stopped during the attempt"
+/** The `last_error` of an attempt in flight when its delivery was replayed (its outcome is dropped). */
+export const outcomeReplacedError = "no outcome recorded: the delivery was replayed during the attempt"
+
+/**
+ * SET items that count the attempt holding the row's lease (`d.lease_token` set) as made, with `reason` as its
+ * error, its start as its time and no answer; a row without a lease keeps its log. SET reads the row as it was.
+ */
+const countLeasedAttempt = (sql: SqlClient.SqlClient, reason: Statement.Fragment) =>
+  sql`attempts = d.attempts + CASE WHEN d.lease_token IS NULL THEN 0 ELSE 1 END,
+      last_attempt_at = CASE WHEN d.lease_token IS NULL THEN d.last_attempt_at
+        ELSE coalesce(d.attempt_started_at, d.next_attempt_at, d.last_attempt_at) END,
+      last_response_status = CASE WHEN d.lease_token IS NULL THEN d.last_response_status ELSE NULL END,
+      last_error = CASE WHEN d.lease_token IS NULL THEN d.last_error ELSE ${reason} END`
 
 /** A row that does not decode (or a RETURNING without its row) is a broken invariant: a defect, not a typed error. */
 const deliveryColumns = `event_id, seq, partner_id, type, status, attempts, next_attempt_at, last_attempt_at,
@@ -200,7 +219,8 @@ const makeClaims = Effect.gen(function*() {
     execute: ({ eventId, leaseSeconds, leaseToken }) =>
       sql`
         UPDATE webhook_deliveries d
-        SET lease_until = now() + make_interval(secs => ${leaseSeconds}), lease_token = ${leaseToken}
+        SET lease_until = now() + make_interval(secs => ${leaseSeconds}), lease_token = ${leaseToken},
+            attempt_started_at = e.created_at
         FROM events e, webhook_configs c
         WHERE d.event_id = ${eventId} AND e.id = d.event_id AND c.partner_id = d.partner_id
         RETURNING ${claimedColumns}`
@@ -260,7 +280,10 @@ const makeClaims = Effect.gen(function*() {
           FOR UPDATE SKIP LOCKED
         )
         UPDATE webhook_deliveries d
-        SET lease_until = now() + make_interval(secs => ${args.leaseSeconds}), lease_token = ${args.leaseToken}
+        SET lease_until = now() + make_interval(secs => ${args.leaseSeconds}), lease_token = ${args.leaseToken},
+            -- A lease that ended without an outcome written is an attempt made: counted here, in the claim.
+            ${countLeasedAttempt(sql, sql`${outcomeLostError}`)},
+            attempt_started_at = ${args.partnersAhead === true ? partnerTimeSql(sql, args.now, "d.partner_id") : sql`${args.now}`}
         FROM locked, events e, webhook_configs c
         WHERE d.event_id = locked.event_id AND e.id = d.event_id AND c.partner_id = d.partner_id
         RETURNING ${claimedColumns}, (SELECT count(*) FROM candidates)::integer AS scanned`
@@ -327,6 +350,15 @@ const makeClaims = Effect.gen(function*() {
      * real elapsed time) until its attempt has surely ended.
      */
     claimDue: (args: typeof ClaimRequest.Type) => claimDue(args),
+
+    /**
+     * Ends the leases of attempts cut short (shutdown) at once, keeping their tokens: the next claim counts each as
+     * an attempt made without an outcome (`outcomeLostError`) and sends it again without waiting for the lease.
+     */
+    abandon: (eventIds: ReadonlyArray<string>, leaseToken: string) =>
+      eventIds.length === 0 ? Effect.void : sql`
+        UPDATE webhook_deliveries SET lease_until = now()
+        WHERE event_id IN ${sql.in(eventIds)} AND lease_token = ${leaseToken}`.pipe(Effect.asVoid),
 
     /** Gives claimed deliveries back untouched (more than a partner's free slots were claimed). */
     release: (eventIds: ReadonlyArray<string>, leaseToken: string) =>
@@ -402,8 +434,11 @@ const makeDeliveries = Effect.gen(function*() {
     Result: DeliveryRow,
     execute: ({ eventId, now, partnerId }) =>
       sql`
-        UPDATE webhook_deliveries
-        SET status = 'PENDING', next_attempt_at = ${now}, schedule_base = attempts, delivered_at = NULL,
+        UPDATE webhook_deliveries d
+        SET status = 'PENDING', next_attempt_at = ${now}, delivered_at = NULL,
+            -- An attempt still leased is counted now (its outcome, if it ever comes, is dropped).
+            ${countLeasedAttempt(sql, sql`CASE WHEN d.lease_until <= now() THEN ${outcomeLostError} ELSE ${outcomeReplacedError} END`)},
+            schedule_base = d.attempts + CASE WHEN d.lease_token IS NULL THEN 0 ELSE 1 END,
             lease_until = NULL, lease_token = NULL
         WHERE event_id = ${eventId} AND partner_id = ${partnerId}
         RETURNING ${sql.unsafe(deliveryColumns)}`
@@ -430,7 +465,10 @@ const makeDeliveries = Effect.gen(function*() {
         limit: query.limit
       }),
 
-    /** Back to PENDING, due now, with a fresh schedule; an attempt in flight loses its lease (its result is dropped). */
+    /**
+     * Back to PENDING, due now, with a fresh schedule; an attempt in flight loses its lease (its result is dropped)
+     * and is counted as made, with `outcomeReplacedError` (or `outcomeLostError` when its lease had already ended).
+     */
     replay: (partnerId: string, eventId: string, now: Date) => replay({ partnerId, eventId, now })
   }
 })

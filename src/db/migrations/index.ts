@@ -16,6 +16,7 @@ import webhookChaos from "./0016_webhook_chaos.js"
 import partnerClocks from "./0017_partner_clocks.js"
 import partnerClockIndexes from "./0018_partner_clock_indexes.js"
 import keyFingerprint from "./0019_key_fingerprint.js"
+import webhookAttemptStart from "./0020_webhook_attempt_start.js"
 
 /** Every migration, in order; statically imported so that tsx, vitest and compiled code load the same set. */
 export const migrations = {
@@ -36,5 +37,6 @@ export const migrations = {
   "0016_webhook_chaos": webhookChaos,
   "0017_partner_clocks": partnerClocks,
   "0018_partner_clock_indexes": partnerClockIndexes,
-  "0019_key_fingerprint": keyFingerprint
+  "0019_key_fingerprint": keyFingerprint,
+  "0020_webhook_attempt_start": webhookAttemptStart
 }
