@@ -37,6 +37,7 @@ const staleBecause = () => {
   let stamp
   try {
     if (!NodeFs.existsSync(outfile)) return "no build yet"
+    if (!NodeFs.existsSync(NodePath.join(root, "dist", "console", "app.js"))) return "no web console build yet"
     stamp = JSON.parse(NodeFs.readFileSync(stampFile, "utf8"))
   } catch {
     return "no build record"
@@ -77,8 +78,11 @@ export const build = async (target = outfile, entryPoint = "src/main.ts") => {
     logLevel: "warning"
   })
   if (target !== outfile || entryPoint !== "src/main.ts") return
+  // The web console (src/console/web/) beside the service: dist/console/app.js and app.css, stamped with it.
+  const web = await buildConsole(NodePath.join(root, "dist", "console"))
   const inputs = {}
-  const files = [...alwaysChecked, ...Object.keys(result.metafile.inputs).filter((file) => !file.startsWith("<"))]
+  const bundled = [...Object.keys(result.metafile.inputs), ...Object.keys(web.metafile.inputs)]
+  const files = [...new Set([...alwaysChecked, ...bundled.filter((file) => !file.startsWith("<"))])]
   for (const file of files) {
     const seen = fingerprint(file)
     // A file written while esbuild ran may be in the bundle in its old form: never up to date, rebuilt next start.
@@ -86,6 +90,37 @@ export const build = async (target = outfile, entryPoint = "src/main.ts") => {
     inputs[file] = mtimeMs >= startedAt - 10 ? "changed during the build" : seen
   }
   NodeFs.writeFileSync(stampFile, JSON.stringify({ version: 1, inputs }))
+}
+
+/**
+ * Bundles the web console (src/console/web/main.tsx and the CSS it imports) for browsers: `app.js` (an ES module,
+ * React included, minified) and `app.css`, written to `outdir`, or kept in memory when `outdir` is undefined (the
+ * service run from TypeScript builds it so on its first request: src/console/web/Serve.ts). Nothing is fetched at run
+ * time. Returns both files' bytes and esbuild's metafile.
+ */
+export const buildConsole = async (outdir) => {
+  const esbuild = await import("esbuild")
+  const result = await esbuild.build({
+    absWorkingDir: root,
+    entryPoints: { app: "src/console/web/main.tsx" },
+    outdir: outdir ?? NodePath.join(root, "dist", "console"),
+    write: outdir !== undefined,
+    bundle: true,
+    platform: "browser",
+    format: "esm",
+    target: ["es2022", "chrome110", "firefox110", "safari16"],
+    jsx: "automatic",
+    minify: true,
+    define: { "process.env.NODE_ENV": "\"production\"" },
+    metafile: true,
+    legalComments: "none",
+    logLevel: "warning"
+  })
+  const read = (name) => {
+    const file = result.outputFiles?.find((output) => output.path.endsWith(name))
+    return file !== undefined ? file.contents : NodeFs.readFileSync(NodePath.join(outdir, name))
+  }
+  return { script: read("app.js"), style: read("app.css"), metafile: result.metafile }
 }
 
 if (process.argv[1] !== undefined && NodePath.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpApiScalar, HttpMiddleware, HttpRouter, HttpServer } from "@effect/platform"
+import { HttpApiBuilder, HttpApiScalar, HttpRouter, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import type { SqlClient, SqlError } from "@effect/sql"
 import type { PgClient } from "@effect/sql-pg"
@@ -22,6 +22,7 @@ import { HealthHttp } from "./health/Http.js"
 import { InternationalHttp } from "./international/Http.js"
 import * as PartnerConsole from "./console/Console.js"
 import { ConsoleAuthLive, ConsoleHttp, ConsolePublicHttp, SandboxConsoleHttp } from "./console/Http.js"
+import * as ConsoleWeb from "./console/web/Serve.js"
 import * as GlobalSends from "./globalsend/GlobalSends.js"
 import { GlobalSendHttp } from "./globalsend/Http.js"
 import * as Enrolments from "./international/Enrolments.js"
@@ -29,6 +30,8 @@ import * as International from "./international/International.js"
 import { PartnerAuthLive, SandboxAuthLive } from "./http/AuthLive.js"
 import { answerClientError } from "./http/ClientErrors.js"
 import { makeHttpMiddleware, routeTable } from "./http/Middleware.js"
+import { makeClientLimits } from "./http/RateLimits.js"
+import * as Observability from "./observability/Observability.js"
 import { CursorsLayer } from "./api/Pagination.js"
 import { scalarConfiguration } from "./api/Docs.js"
 import * as Ids from "./ids/Ids.js"
@@ -178,10 +181,12 @@ export const ServerLayer = Layer.unwrapEffect(Effect.gen(function*() {
     ? HttpApiBuilder.api(Api).pipe(Layer.provide(partnerGroups), Layer.provide(sandboxGroups))
     : HttpApiBuilder.api(ProductionApi).pipe(Layer.provide(partnerGroups))
   ).pipe(Layer.provide([PartnerAuthLive, SandboxAuthLive, ConsoleAuthLive]))
-  const middleware = makeHttpMiddleware({
-    maxJsonBodyBytes: config.maxJsonBodyBytes,
-    routes: routeTable(api, [{ method: "GET", path: docsPath }, { method: "GET", path: openApiPath }])
-  })
+  const extraRoutes = [{ method: "GET", path: docsPath }, { method: "GET", path: openApiPath }, ...ConsoleWeb.routes]
+  const middleware = makeHttpMiddleware({ maxJsonBodyBytes: config.maxJsonBodyBytes, routes: routeTable(api, extraRoutes) })
+  // Each request's client address for the limits on abuse, and Retry-After on every 429 (src/http/RateLimits.ts).
+  const clientLimits = makeClientLimits({ header: config.trustedProxyHeader, proxies: config.trustedProxies })
+  // Metrics around the middleware, spans inside it, each only when configured (docs/observability.md).
+  const observability = Observability.make(config, api, extraRoutes)
   // The API's app with its router built for any parameter length: a path parameter can be no longer than the
   // request line, which node bounds by maxHeaderSize (find-my-way's default of 100 answered "no route" past it).
   // The middleware wraps this app, not the server's handling of it (as `HttpApiBuilder.serve(middleware)` would):
@@ -191,14 +196,18 @@ export const ServerLayer = Layer.unwrapEffect(Effect.gen(function*() {
   const served = Layer.unwrapEffect(
     Effect.map(
       HttpApiBuilder.httpApp.pipe(HttpRouter.withRouterConfig({ maxParamLength: maxHeaderSize })),
-      (app) => HttpServer.serve(middleware(app))
+      (app) => HttpServer.serve(observability.aroundMiddleware(middleware(clientLimits(observability.insideMiddleware(app)))))
     )
   ).pipe(Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]))
   return ShutdownTrigger.pipe(
-    // No trace exporter is configured: the span per request (and, src/http/Middleware.ts, per SQL statement) would
-    // be built for nobody. An operator who adds an exporter turns both back on with it.
-    Layer.provideMerge(served.pipe(HttpMiddleware.withTracerDisabledWhen(() => true))),
+    // Without a trace exporter (OTEL_EXPORTER_OTLP_ENDPOINT) the span per request (and, src/http/Middleware.ts, per SQL
+    // statement) would be built for nobody: `HttpMiddleware.withTracerDisabledWhen(() => true)` (src/observability/
+    // Observability.ts). With one, both are on and exported.
+    Layer.provideMerge(observability.server(served)),
+    Layer.merge(Observability.metricsServerLayer),
     Layer.provide(HttpApiScalar.layer({ path: docsPath, scalar: docsPage })),
+    // The web console at /console (docs/console.md "The web console"); the sandbox extras only in sandbox mode.
+    Layer.provide(ConsoleWeb.layer(config.mode)),
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: openApiPath })),
     Layer.provide(apiLayer),
     Layer.provideMerge(NodeHttpServer.layer(makeNodeServer, { port: config.port, host: config.host }))
@@ -215,7 +224,12 @@ export const Banner = Layer.effectDiscard(Effect.gen(function*() {
   const config = yield* AppConfig
   const server = yield* HttpServer.HttpServer
   const baseUrl = baseUrlOf(server.address)
-  const lines = [`Partner Money Movement Service (${config.mode}) listening`, `  Base URL:  ${baseUrl}`, `  Docs:      ${baseUrl}/docs`]
+  const lines = [
+    `Partner Money Movement Service (${config.mode}) listening`,
+    `  Base URL:  ${baseUrl}`,
+    `  Docs:      ${baseUrl}/docs`,
+    `  Console:   ${baseUrl.replace(/\/api\/v1$/, "")}/console`
+  ]
   const rails = railAdaptersOf(config) === "simulated"
     ? "simulated (bank, chain, identity, exchange, payout)" + (config.mode === "production" ? " — SIMULATED_RAILS=true: no real money moves" : "")
     : "none configured: bank, chain, identity, exchange and payout routes answer 503 <RAIL>_RAIL_UNAVAILABLE"

@@ -1,17 +1,22 @@
-import { Effect } from "effect"
+import { Effect, Option, Redacted } from "effect"
 import { SignJWT, UnsecuredJWT } from "jose"
 import * as NodeCrypto from "node:crypto"
+import * as NodeFs from "node:fs"
 import Pg from "pg"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
 import { Console } from "../src/console/Console.js"
+import * as PasswordRules from "../src/console/PasswordRules.js"
+import { refreshKeyOf } from "../src/console/Sessions.js"
 import { fromMaster, parseKey } from "../src/crypto/Keys.js"
+import { openPgliteCopy, pgliteLayerOn, postgresLayer } from "../src/db/Database.js"
 import { ClockAdvance } from "../src/clock/ClockAdvance.js"
 import { Partners } from "../src/partners/Partners.js"
 import { Webhooks } from "../src/webhooks/Webhooks.js"
 import { openSecret } from "../src/webhooks/Signing.js"
 import { verifySignature } from "../src/webhooks/verifySignature.js"
 import { fixtures } from "./support/Fixtures.js"
-import { databaseKind, startTestApp, type Reply, type TestApp } from "./support/TestApp.js"
+import { startServices } from "./support/ServiceHarness.js"
+import { databaseKind, startTestApp, testDatabaseLayer, type Reply, type TestApp } from "./support/TestApp.js"
 import { eventually, type Receiver, startReceiver } from "./support/WebhookReceiver.js"
 
 /**
@@ -166,7 +171,12 @@ describe("sign-up", () => {
     ["a password of 11 characters", { email: newEmail(), password: "a".repeat(11), companyName: "Obi" }, "password: must be 12 to 128 characters"],
     ["a password of 129 characters", { email: newEmail(), password: "a".repeat(129), companyName: "Obi" }, "password: must be 12 to 128 characters"],
     ["no companyName", { email: newEmail(), password }, "companyName: is required"],
-    ["a blank companyName", { email: newEmail(), password, companyName: "   " }, "companyName: must be 1 to 200 characters"]
+    ["a blank companyName", { email: newEmail(), password, companyName: "   " }, "companyName: must be 1 to 200 characters"],
+    ["a password of only spaces", { email: newEmail(), password: " ".repeat(16), companyName: "Obi" }, "password: must not be only spaces or other whitespace"],
+    ["a password of only whitespace of several kinds", { email: newEmail(), password: " \u3000\u00a0\u2003".repeat(3), companyName: "Obi" }, "password: must not be only spaces or other whitespace"],
+    ["a password of one character repeated", { email: newEmail(), password: "p".repeat(12), companyName: "Obi" }, "password: must not be one character repeated"],
+    ["a common password", { email: newEmail(), password: "password1234", companyName: "Obi" }, `password: ${PasswordRules.commonMessage}`],
+    ["a common password in capitals", { email: newEmail(), password: "QWERTY123456", companyName: "Obi" }, `password: ${PasswordRules.commonMessage}`]
   ])("refuses %s with 400 BAD_REQUEST naming the field, and creates nothing", async (_, body, message) => {
     const reply = await app.request("POST", "/partner/sign-up", { body })
     expectError(reply, 400, "BAD_REQUEST", message)
@@ -178,9 +188,10 @@ describe("sign-up", () => {
   it("accepts passwords of exactly 12 and 128 characters", async () => {
     for (const length of [12, 128]) {
       const email = newEmail()
-      const reply = await app.request("POST", "/partner/sign-up", { body: { email, password: "p".repeat(length), companyName: "Obi" } })
+      const chosen = "p".repeat(length - 1) + "q"
+      const reply = await app.request("POST", "/partner/sign-up", { body: { email, password: chosen, companyName: "Obi" } })
       expect(reply.status, `${length}: ${JSON.stringify(reply.body)}`).toBe(201)
-      expect((await signIn(email, "p".repeat(length))).status).toBe(200)
+      expect((await signIn(email, chosen)).status).toBe(200)
     }
   })
 
@@ -326,8 +337,7 @@ describe("tokens", () => {
     expect(refreshed.body.data.refreshToken).not.toBe(account.refreshToken)
     expect((await me(refreshed.body.data.accessToken)).body.data.partner.id).toBe(account.partnerId)
 
-    // the spent refresh token is refused, the new one works once
-    expectError(await app.request("POST", "/partner/token/refresh", { body: { refreshToken: account.refreshToken } }), 401, "UNAUTHORIZED")
+    // the new one works once, then it is spent too (presenting a spent one again ends the session: the next test)
     const again = await app.request("POST", "/partner/token/refresh", { body: { refreshToken: refreshed.body.data.refreshToken } })
     expect(again.status).toBe(200)
     expectError(await app.request("POST", "/partner/token/refresh", { body: { refreshToken: refreshed.body.data.refreshToken } }), 401, "UNAUTHORIZED")
@@ -348,13 +358,51 @@ describe("tokens", () => {
     expect((await me(refreshed.body.data.accessToken)).status).toBe(200)
   })
 
-  it("a refresh token is spent once, also when 5 refreshes with it race: one 200, four 401", async () => {
+  it("a refresh token is spent once, also when 5 refreshes with it race: one 200, four 401, and the reuses end the session", async () => {
     const account = await signUp()
     const replies = await Promise.all(Array.from({ length: 5 }, () =>
       app.request("POST", "/partner/token/refresh", { body: { refreshToken: account.refreshToken } })))
     expect(replies.map((reply) => reply.status).sort()).toEqual([200, 401, 401, 401, 401])
+    // The four losers presented a spent token: whoever holds it, the session is revoked (no grace for races).
     const winner = replies.find((reply) => reply.status === 200)!
-    expect((await app.request("POST", "/partner/token/refresh", { body: { refreshToken: winner.body.data.refreshToken } })).status).toBe(200)
+    expectError(await app.request("POST", "/partner/token/refresh", { body: { refreshToken: winner.body.data.refreshToken } }), 401, "UNAUTHORIZED")
+    expectError(await me(winner.body.data.accessToken), 401, "UNAUTHORIZED", sessionInvalid)
+  })
+
+  it("reusing a spent refresh token revokes its session: the newer refresh token and the session's access tokens stop working", async () => {
+    const account = await signUp()
+    const other = (await signIn(account.email, password)).body.data
+    const refresh = (refreshToken: string) => app.request("POST", "/partner/token/refresh", { body: { refreshToken } })
+    const second = await refresh(account.refreshToken)
+    expect(second.status, JSON.stringify(second.body)).toBe(200)
+    const third = await refresh(second.body.data.refreshToken)
+    expect(third.status, JSON.stringify(third.body)).toBe(200)
+    expect((await me(third.body.data.accessToken)).status).toBe(200)
+
+    // the first token again (spent two rotations ago): 401, and the whole session ends
+    expectError(await refresh(account.refreshToken), 401, "UNAUTHORIZED")
+    expectError(await refresh(third.body.data.refreshToken), 401, "UNAUTHORIZED")
+    for (const token of [account.token, second.body.data.accessToken, third.body.data.accessToken]) {
+      expectError(await me(token), 401, "UNAUTHORIZED", sessionInvalid)
+    }
+    const sessions = await app.query<{ revoked: boolean; spent: number }>(
+      `SELECT s.revoked_at IS NOT NULL AS revoked, (SELECT count(*)::int FROM console_spent_refresh_tokens t WHERE t.session_id = s.id) AS spent
+       FROM console_sessions s JOIN console_users u ON u.id = s.user_id WHERE u.email = $1 ORDER BY spent DESC`, [account.email])
+    expect(sessions).toEqual([{ revoked: true, spent: 2 }, { revoked: false, spent: 0 }])
+    // another session of the same user is not touched, and its refresh token still rotates
+    expect((await me(other.accessToken)).status).toBe(200)
+    expect((await refresh(other.refreshToken)).status).toBe(200)
+  })
+
+  it("stores refresh tokens keyed by ENCRYPTION_KEY: neither the token nor its plain SHA-256 is in the database", async () => {
+    const account = await signUp()
+    const rows = await app.query<{ refreshHash: Uint8Array }>(
+      "SELECT s.refresh_hash FROM console_sessions s JOIN console_users u ON u.id = s.user_id WHERE u.email = $1", [account.email])
+    expect(rows).toHaveLength(1)
+    const stored = Buffer.from(rows[0]!.refreshHash)
+    expect(stored.equals(NodeCrypto.createHash("sha256").update(account.refreshToken).digest())).toBe(false)
+    const keyed = NodeCrypto.createHmac("sha256", refreshKeyOf(fromMaster(parseKey(masterKeyHex)).consoleToken)).update(account.refreshToken).digest()
+    expect(stored.equals(keyed)).toBe(true)
   })
 
   it("a refresh token lasts 30 days of service clock, and each refresh starts 30 days anew", async () => {
@@ -429,6 +477,56 @@ describe("tokens", () => {
     expectError(await app.request("GET", "/partner/v1/customers", { headers: bearer(account.token) }), 401, "UNAUTHORIZED")
     // the console token still works on the console, and no key was issued by the refused POSTs
     expect((await listKeys(account.token)).body.data).toHaveLength(1)
+  })
+})
+
+describe("rotating ENCRYPTION_KEY", () => {
+  /** One database two service instances share in turn (src/crypto/KeyCheck.ts refuses them together with two keys). */
+  const sharedDatabase = async () => {
+    if (databaseKind() === "postgres") {
+      const { url } = await testDatabaseLayer()
+      return { layer: postgresLayer(Redacted.make(url!), 4), url: url! }
+    }
+    const db = await openPgliteCopy(new Blob([NodeFs.readFileSync(inject("pgliteTemplate"))]))
+    return { layer: pgliteLayerOn(db), close: () => db.close() }
+  }
+
+  it("ends every console session: after a restart with another key, earlier refresh and access tokens answer 401", async () => {
+    const database = await sharedDatabase()
+    const start = (key: string) => startServices({ database, config: { encryptionKey: Option.some(Redacted.make(key)) } })
+    const [keyA, keyB] = [NodeCrypto.randomBytes(32).toString("hex"), NodeCrypto.randomBytes(32).toString("hex")]
+    const email = newEmail()
+    try {
+      const first = await start(keyA)
+      const signedUp = await first.run(Effect.flatMap(Console, (console) => console.signUp({ email, password, companyName: "Key Co" })))
+      const partnerId = signedUp.console.partner.id
+      await first.close()
+
+      // A restart with the same key: the session goes on (so the refusals below are the key's doing).
+      const again = await start(keyA)
+      const renewed = await again.as(partnerId, Effect.flatMap(Console, (console) => console.refresh(signedUp.session.refreshToken)))
+      expect(await again.as(partnerId, Effect.flatMap(Console, (console) => console.authenticate(renewed.accessToken)))).toMatchObject({ partnerId })
+      // The operator re-keys the database (docs/operations.md "Several instances"): the recorded fingerprint goes.
+      await again.query("DELETE FROM key_fingerprint")
+      await again.close()
+
+      const rekeyed = await start(keyB)
+      try {
+        const refused = await rekeyed.attempt(partnerId, Effect.flatMap(Console, (console) => console.refresh(renewed.refreshToken)))
+        expect(refused).toMatchObject({ ok: false, code: "UNAUTHORIZED" })
+        const denied = await rekeyed.attempt(partnerId, Effect.flatMap(Console, (console) => console.authenticate(renewed.accessToken)))
+        expect(denied).toMatchObject({ ok: false, code: "UNAUTHORIZED" })
+        // The password is not sealed with the key: signing in again gives a session that works under the new key.
+        const fresh = await rekeyed.as(partnerId, Effect.flatMap(Console, (console) => console.signIn({ email, password })))
+        const next = await rekeyed.attempt(partnerId, Effect.flatMap(Console, (console) => console.refresh(fresh.refreshToken)))
+        expect(next).toMatchObject({ ok: true })
+        expect(await rekeyed.query("SELECT fingerprint FROM key_fingerprint")).toEqual([{ fingerprint: fromMaster(parseKey(keyB)).fingerprint }])
+      } finally {
+        await rekeyed.close()
+      }
+    } finally {
+      await database.close?.()
+    }
   })
 })
 
@@ -762,6 +860,20 @@ describe("POST /partner/update-webhook", () => {
     expectError(reply, 400, "BAD_REQUEST", "secret: must be 32 to 256 printable ASCII characters without spaces")
     expect(await app.query("SELECT partner_id FROM webhook_configs WHERE partner_id = $1", [account.partnerId])).toEqual([])
   })
+
+  it.each([
+    ["32 × a", "a".repeat(32), "it has 1 distinct characters, at least 8 are needed"],
+    ["a phrase repeated", "Tr0ub4dor&3x".repeat(3), "it is one block of characters repeated"],
+    ["a run of the alphabet", "abcdefghijklmnopqrstuvwxyz012345", "it is mostly a run of consecutive characters"],
+    ["32 random hex characters", NodeCrypto.randomBytes(16).toString("hex"), "its estimated entropy is"]
+  ])("refuses a guessable secret (%s) with 400 naming secret and saying why, and stores nothing", async (_, secret, why) => {
+    const account = await signUp()
+    const reply = await app.request("POST", "/partner/update-webhook", { headers: bearer(account.token), body: { url: target.url, secret } })
+    expectError(reply, 400, "BAD_REQUEST", /^secret: is too easy to guess: /)
+    expect(reply.body.message).toContain(why)
+    expect(reply.body.message).toContain("openssl rand -hex 32")
+    expect(await app.query("SELECT partner_id FROM webhook_configs WHERE partner_id = $1", [account.partnerId])).toEqual([])
+  })
 })
 
 describe("POST /partner/update-webhook in production mode", () => {
@@ -786,7 +898,7 @@ describe("POST /partner/update-webhook in production mode", () => {
     const { apiKey } = await live.run(Effect.flatMap(Partners, (partners) => partners.create({ name: "Live Partner", kybStatus: "APPROVED" })))
     // The console's webhook route is for an approved partner (before: 403 PARTNER_NOT_APPROVED).
     await live.run(Effect.flatMap(Partners, (partners) => partners.setKyb(signedUp.body.data.console.partner.id, "APPROVED", null)))
-    const viaConsole = await live.request("POST", "/partner/update-webhook", { headers: bearer(token), body: { url, secret: "s".repeat(40) } })
+    const viaConsole = await live.request("POST", "/partner/update-webhook", { headers: bearer(token), body: { url, secret: NodeCrypto.randomBytes(32).toString("hex") } })
     const selfServe = await live.request("PUT", "/partner/v1/webhook", { apiKey, body: { url } })
     expectError(viaConsole, 400, "BAD_REQUEST", message)
     expectError(selfServe, 400, "BAD_REQUEST", message)

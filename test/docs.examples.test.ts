@@ -46,7 +46,8 @@ const operations: Array<Operation> = Object.entries(document.paths as Json).flat
   Object.entries(item as Json).map(([method, op]) => ({ method: method.toUpperCase(), path, op: op as Json })))
 
 /** The partner API: what a partner's integration calls with its API key (and the health check). */
-const isPartnerOperation = ({ path }: Operation) => path.startsWith("/api/v1/partner/v1/") || path === "/api/v1/health"
+const isPartnerOperation = ({ path }: Operation) =>
+  path.startsWith("/api/v1/partner/v1/") || path === "/api/v1/health" || path.startsWith("/api/v1/health/")
 const partnerOperations = operations.filter(isPartnerOperation)
 const name = ({ method, path, op }: Operation) => `${method} ${path} (${op.operationId})`
 

@@ -28,6 +28,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/health/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness
+         * @description Answers 200 `{ status: "ok" }` while the process serves HTTP. It does not touch the database: a failing liveness check means the process should be restarted. No API key.
+         */
+        get: operations["health.live"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/health/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness
+         * @description Answers 200 `{ status: "ok", database: "ok" }` when the database answers `SELECT 1` within one second, else 503 `DATABASE_UNAVAILABLE` (send no traffic to this instance until it is ready again). No API key.
+         */
+        get: operations["health.ready"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/partner/v1/customers": {
         parameters: {
             query?: never;
@@ -1175,7 +1215,7 @@ export interface paths {
         put?: never;
         /**
          * Refresh a console session
-         * @description `{ refreshToken }` → a new access token and a new refresh token (the old one is spent). A spent, expired, unknown or signed-out refresh token: 401 `UNAUTHORIZED`.
+         * @description `{ refreshToken }` → a new access token and a new refresh token (the old one is spent). A spent, expired, unknown or signed-out refresh token: 401 `UNAUTHORIZED`. Without `refreshToken` in the body the refresh token is read from the `pmm_console_refresh` cookie (HttpOnly, set by sign-up, sign-in and refresh), and the `X-CSRF-Token` header must equal the `pmm_console_csrf` cookie, else 401 `UNAUTHORIZED`.
          */
         post: operations["consolePublic.refresh"];
         delete?: never;
@@ -1302,6 +1342,106 @@ export interface paths {
          * @description `{ url, secret? }`: the same URL rules as `PUT /partner/v1/webhook`; a supplied `secret` is encrypted at rest like a minted one (omitted: one is minted and returned). Sends `webhook.test`. Only once KYB is approved (before: 403 `PARTNER_NOT_APPROVED`).
          */
         post: operations["console.updateWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the webhook configuration (console)
+         * @description As `GET /partner/v1/webhook`: `{ url, hasSecret, updatedAt }`; never the secret.
+         */
+        get: operations["console.getWebhook"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/webhook/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the webhook secret (console)
+         * @description As `POST /partner/v1/webhook/rotate-secret`: a new secret, shown once, and a `webhook.test`.
+         */
+        post: operations["console.rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/webhook/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook deliveries (console)
+         * @description As `GET /partner/v1/webhook/deliveries`: newest first, a cursor list, optionally for one `status`.
+         */
+        get: operations["console.webhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/webhook/deliveries/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a webhook delivery (console)
+         * @description As `GET /partner/v1/webhook/deliveries/{id}`: the delivery with the exact `payload` sent.
+         */
+        get: operations["console.webhookDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/webhook/deliveries/{id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay a webhook delivery (console)
+         * @description As `POST /partner/v1/webhook/deliveries/{id}/replay`: back to `PENDING`, due now, a fresh schedule.
+         */
+        post: operations["console.replayWebhookDelivery"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2008,6 +2148,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sandbox/console/clock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the partner's clock (sandbox, console)
+         * @description Console token. As `GET /sandbox/clock`: `{ now, offsetSeconds, partnerOffsetSeconds }`.
+         */
+        get: operations["sandboxConsole.clock"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sandbox/console/clock/advance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Advance the partner's clock (sandbox, console)
+         * @description Console token. As `POST /sandbox/clock/advance`: `{ seconds }` (1 second to 400 days); answers after every job and webhook attempt of the partner due by its new time has run.
+         */
+        post: operations["sandboxConsole.advanceClock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sandbox/console/operations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List pending rail operations (sandbox, console)
+         * @description Console token. As `GET /sandbox/operations`: newest first, a cursor list, each with its `actions` (sandbox controls, sent with an API key).
+         */
+        get: operations["sandboxConsole.operations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/sandbox/webhook/chaos": {
         parameters: {
             query?: never;
@@ -2056,6 +2256,31 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        DatabaseUnavailable: {
+            /** @enum {boolean} */
+            success: false;
+            /**
+             * @description the HTTP status
+             * @enum {integer}
+             */
+            statusCode: 503;
+            /**
+             * @description stable code; branch on `statusCode` and `code`
+             * @enum {string}
+             */
+            code: "DATABASE_UNAVAILABLE";
+            /** @description human-readable; may change */
+            message: string;
+            /**
+             * @description error class name
+             * @enum {string}
+             */
+            error: "DatabaseUnavailable";
+            /** Format: date-time */
+            timestamp: string;
+            /** @description the request path */
+            path: string;
+        };
         Trim: string;
         /**
          * @example {
@@ -2167,6 +2392,62 @@ export interface components {
             timestamp: string;
             /** @description the request path */
             path: string;
+        };
+        RateLimited: {
+            /** @enum {boolean} */
+            success: false;
+            /**
+             * @description the HTTP status
+             * @enum {integer}
+             */
+            statusCode: 429;
+            /**
+             * @description stable code; branch on `statusCode` and `code`
+             * @enum {string}
+             */
+            code: "RATE_LIMITED";
+            /** @description human-readable; may change */
+            message: string;
+            /**
+             * @description error class name
+             * @enum {string}
+             */
+            error: "RateLimited";
+            /** Format: date-time */
+            timestamp: string;
+            /** @description the request path */
+            path: string;
+            details: {
+                retryAfterSeconds: components["schemas"]["Int"];
+            };
+        };
+        TooManyFailedAuthentications: {
+            /** @enum {boolean} */
+            success: false;
+            /**
+             * @description the HTTP status
+             * @enum {integer}
+             */
+            statusCode: 429;
+            /**
+             * @description stable code; branch on `statusCode` and `code`
+             * @enum {string}
+             */
+            code: "TOO_MANY_FAILED_AUTHENTICATIONS";
+            /** @description human-readable; may change */
+            message: string;
+            /**
+             * @description error class name
+             * @enum {string}
+             */
+            error: "TooManyFailedAuthentications";
+            /** Format: date-time */
+            timestamp: string;
+            /** @description the request path */
+            path: string;
+            details: {
+                retryAfterSeconds: components["schemas"]["Int"];
+            };
         };
         CustomerAlreadyExists: {
             /** @enum {boolean} */
@@ -3325,6 +3606,34 @@ export interface components {
             /** @description the request path */
             path: string;
         };
+        TooManySignIns: {
+            /** @enum {boolean} */
+            success: false;
+            /**
+             * @description the HTTP status
+             * @enum {integer}
+             */
+            statusCode: 429;
+            /**
+             * @description stable code; branch on `statusCode` and `code`
+             * @enum {string}
+             */
+            code: "TOO_MANY_SIGN_INS";
+            /** @description human-readable; may change */
+            message: string;
+            /**
+             * @description error class name
+             * @enum {string}
+             */
+            error: "TooManySignIns";
+            /** Format: date-time */
+            timestamp: string;
+            /** @description the request path */
+            path: string;
+            details: {
+                retryAfterSeconds: components["schemas"]["Int"];
+            };
+        };
         InvalidCredentials: {
             /** @enum {boolean} */
             success: false;
@@ -3911,6 +4220,136 @@ export interface operations {
             };
         };
     };
+    "health.live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /**
+                         * @example {
+                         *       "status": "ok"
+                         *     }
+                         */
+                        data: {
+                            /** @enum {string} */
+                            status: "ok";
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope; `code` is `BAD_REQUEST` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequest"];
+                };
+            };
+            /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestHeaderFieldsTooLarge"];
+                };
+            };
+            /** @description Error envelope; `code` is `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "health.ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /**
+                         * @example {
+                         *       "status": "ok",
+                         *       "database": "ok"
+                         *     }
+                         */
+                        data: {
+                            /** @enum {string} */
+                            status: "ok";
+                            /** @enum {string} */
+                            database: "ok";
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope; `code` is `BAD_REQUEST` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequest"];
+                };
+            };
+            /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestHeaderFieldsTooLarge"];
+                };
+            };
+            /** @description Error envelope; `code` is `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description Error envelope; `code` is `DATABASE_UNAVAILABLE` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DatabaseUnavailable"];
+                };
+            };
+        };
+    };
     "customers.list": {
         parameters: {
             query?: {
@@ -3965,6 +4404,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PartnerNotApproved"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -4082,6 +4530,15 @@ export interface operations {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
                 };
             };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
+                };
+            };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
             431: {
                 headers: {
@@ -4152,6 +4609,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PartnerNotApproved"] | components["schemas"]["CustomerForbidden"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -4244,6 +4710,15 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerNotApproved"];
                 };
             };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
+                };
+            };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
             431: {
                 headers: {
@@ -4333,6 +4808,15 @@ export interface operations {
                     "application/json": components["schemas"]["CustomerForbidden"] | components["schemas"]["PartnerNotApproved"];
                 };
             };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
+                };
+            };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
             431: {
                 headers: {
@@ -4399,6 +4883,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CustomerForbidden"] | components["schemas"]["PartnerNotApproved"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -4504,6 +4997,15 @@ export interface operations {
                     "application/json": components["schemas"]["CustomerForbidden"] | components["schemas"]["PartnerNotApproved"];
                 };
             };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
+                };
+            };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
             431: {
                 headers: {
@@ -4593,6 +5095,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CustomerForbidden"] | components["schemas"]["PartnerNotApproved"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -4757,6 +5268,15 @@ export interface operations {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
                 };
             };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
+                };
+            };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
             431: {
                 headers: {
@@ -4919,6 +5439,15 @@ export interface operations {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
                 };
             };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
+                };
+            };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
             431: {
                 headers: {
@@ -5026,6 +5555,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CustomerForbidden"] | components["schemas"]["PartnerNotApproved"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -5152,6 +5690,15 @@ export interface operations {
                     "application/json": components["schemas"]["FundingChargeNotFound"];
                 };
             };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
+                };
+            };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
             431: {
                 headers: {
@@ -5252,6 +5799,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CustomerForbidden"] | components["schemas"]["PartnerNotApproved"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -5403,6 +5959,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -5573,6 +6138,15 @@ export interface operations {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
                 };
             };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
+                };
+            };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
             431: {
                 headers: {
@@ -5666,6 +6240,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CustomerForbidden"] | components["schemas"]["PartnerNotApproved"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -5830,6 +6413,15 @@ export interface operations {
                     "application/json": components["schemas"]["CustomerForbidden"] | components["schemas"]["PartnerNotApproved"];
                 };
             };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
+                };
+            };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
             431: {
                 headers: {
@@ -5922,6 +6514,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CustomerForbidden"] | components["schemas"]["PartnerNotApproved"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -6050,6 +6651,15 @@ export interface operations {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
                 };
             };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
+                };
+            };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
             431: {
                 headers: {
@@ -6127,6 +6737,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["NotFound"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -6207,6 +6826,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PartnerNotApproved"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -6323,6 +6951,15 @@ export interface operations {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
                 };
             };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
+                };
+            };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
             431: {
                 headers: {
@@ -6430,6 +7067,15 @@ export interface operations {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
                 };
             };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
+                };
+            };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
             431: {
                 headers: {
@@ -6517,6 +7163,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PartnerNotApproved"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -6640,6 +7295,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookDeliveryNotFound"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -6766,6 +7430,15 @@ export interface operations {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
                 };
             };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
+                };
+            };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
             431: {
                 headers: {
@@ -6860,6 +7533,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CustomerForbidden"] | components["schemas"]["PartnerNotApproved"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -6993,6 +7675,15 @@ export interface operations {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
                 };
             };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
+                };
+            };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
             431: {
                 headers: {
@@ -7085,6 +7776,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CustomerForbidden"] | components["schemas"]["PartnerNotApproved"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -7226,6 +7926,15 @@ export interface operations {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
                 };
             };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
+                };
+            };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
             431: {
                 headers: {
@@ -7343,6 +8052,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["NotFound"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -7473,6 +8191,15 @@ export interface operations {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
                 };
             };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
+                };
+            };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
             431: {
                 headers: {
@@ -7576,6 +8303,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CustomerForbidden"] | components["schemas"]["PartnerNotApproved"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -7722,6 +8458,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -7879,6 +8624,15 @@ export interface operations {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
                 };
             };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
+                };
+            };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
             431: {
                 headers: {
@@ -7982,6 +8736,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CustomerForbidden"] | components["schemas"]["PartnerNotApproved"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -8101,6 +8864,15 @@ export interface operations {
                     "application/json": components["schemas"]["NotFound"];
                 };
             };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
+                };
+            };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
             431: {
                 headers: {
@@ -8191,6 +8963,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CustomerForbidden"] | components["schemas"]["PartnerNotApproved"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -8337,6 +9118,15 @@ export interface operations {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
                 };
             };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
+                };
+            };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
             431: {
                 headers: {
@@ -8468,6 +9258,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -8628,6 +9427,15 @@ export interface operations {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
                 };
             };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
+                };
+            };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
             431: {
                 headers: {
@@ -8763,6 +9571,15 @@ export interface operations {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
                 };
             };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
+                };
+            };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
             431: {
                 headers: {
@@ -8886,6 +9703,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CustomerForbidden"] | components["schemas"]["PartnerNotApproved"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -9015,6 +9841,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -9171,6 +10006,15 @@ export interface operations {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
                 };
             };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
+                };
+            };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
             431: {
                 headers: {
@@ -9272,6 +10116,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CustomerForbidden"] | components["schemas"]["PartnerNotApproved"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -9385,6 +10238,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SendNotFound"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -9517,6 +10379,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PartnerNotApproved"] | components["schemas"]["CustomerForbidden"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -9867,6 +10738,15 @@ export interface operations {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
                 };
             };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
+                };
+            };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
             431: {
                 headers: {
@@ -10025,6 +10905,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PartnerNotApproved"] | components["schemas"]["CustomerForbidden"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -10196,6 +11085,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -10385,6 +11283,15 @@ export interface operations {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
                 };
             };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
+                };
+            };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
             431: {
                 headers: {
@@ -10517,6 +11424,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PartnerNotApproved"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -10666,6 +11582,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -10848,6 +11773,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -11041,6 +11975,15 @@ export interface operations {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
                 };
             };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
+                };
+            };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
             431: {
                 headers: {
@@ -11155,6 +12098,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CustomerForbidden"] | components["schemas"]["PartnerNotApproved"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -11296,6 +12248,15 @@ export interface operations {
                     "application/json": components["schemas"]["GlobalSendNotFound"];
                 };
             };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
+                };
+            };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
             431: {
                 headers: {
@@ -11420,6 +12381,15 @@ export interface operations {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
                 };
             };
+            /** @description Error envelope; `code` is `TOO_MANY_SIGN_INS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TooManySignIns"];
+                };
+            };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
             431: {
                 headers: {
@@ -11515,13 +12485,13 @@ export interface operations {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
                 };
             };
-            /** @description Error envelope; `code` is `TOO_MANY_SIGN_IN_ATTEMPTS` */
+            /** @description Error envelope; `code` is `TOO_MANY_SIGN_IN_ATTEMPTS` or `TOO_MANY_SIGN_INS` */
             429: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TooManySignInAttempts"];
+                    "application/json": components["schemas"]["TooManySignInAttempts"] | components["schemas"]["TooManySignIns"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -11555,7 +12525,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** maxLength(200) */
-                    refreshToken: string;
+                    refreshToken?: string;
                 };
             };
         };
@@ -12305,6 +13275,484 @@ export interface operations {
             };
         };
     };
+    "console.getWebhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /**
+                         * @example {
+                         *       "url": "https://hooks.example.com/pmm",
+                         *       "hasSecret": true,
+                         *       "updatedAt": "2026-03-02T09:15:00.000Z"
+                         *     }
+                         */
+                        data: {
+                            url: string | null;
+                            hasSecret: boolean;
+                            updatedAt: components["schemas"]["Date"] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope; `code` is `BAD_REQUEST` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequest"];
+                };
+            };
+            /** @description Error envelope; `code` is `UNAUTHORIZED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestHeaderFieldsTooLarge"];
+                };
+            };
+            /** @description Error envelope; `code` is `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "console.rotateWebhookSecret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /**
+                         * @example {
+                         *       "url": "https://hooks.example.com/pmm",
+                         *       "secret": "whsec_3kTq9ZbX2mN7vR4pL8wY1cF6hJ0sD5gA",
+                         *       "test": {
+                         *         "delivered": true,
+                         *         "statusCode": 200,
+                         *         "error": null
+                         *       }
+                         *     }
+                         */
+                        data: {
+                            url: string;
+                            /** @description The signing secret: shown only here, keep it to verify each delivery's signature. */
+                            secret: string;
+                            test: {
+                                delivered: boolean;
+                                statusCode: components["schemas"]["Int"] | null;
+                                error: string | null;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope; `code` is `BAD_REQUEST` or `WEBHOOK_URL_NOT_SET` or `MALFORMED_JSON` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequest"] | components["schemas"]["WebhookUrlNotSet"] | components["schemas"]["MalformedJson"];
+                };
+            };
+            /** @description Error envelope; `code` is `UNAUTHORIZED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description Error envelope; `code` is `PAYLOAD_TOO_LARGE` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description Error envelope; `code` is `UNSUPPORTED_MEDIA_TYPE` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaType"];
+                };
+            };
+            /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestHeaderFieldsTooLarge"];
+                };
+            };
+            /** @description Error envelope; `code` is `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "console.webhookDeliveries": {
+        parameters: {
+            query?: {
+                /** @description page size */
+                limit?: number;
+                cursor?: string;
+                status?: "PENDING" | "DELIVERED" | "DEAD";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: components["schemas"]["UUID"];
+                            type: string;
+                            /** @enum {string} */
+                            status: "PENDING" | "DELIVERED" | "DEAD";
+                            attempts: components["schemas"]["Int"];
+                            nextAttemptAt: components["schemas"]["Date"] | null;
+                            lastAttemptAt: components["schemas"]["Date"] | null;
+                            lastResponseStatus: components["schemas"]["Int"] | null;
+                            lastError: string | null;
+                            createdAt: components["schemas"]["Date"];
+                            deliveredAt: components["schemas"]["Date"] | null;
+                        }[];
+                        meta: {
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope; `code` is `BAD_REQUEST` or `INVALID_CURSOR` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequest"] | components["schemas"]["InvalidCursor"];
+                };
+            };
+            /** @description Error envelope; `code` is `UNAUTHORIZED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestHeaderFieldsTooLarge"];
+                };
+            };
+            /** @description Error envelope; `code` is `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "console.webhookDelivery": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /**
+                         * @example {
+                         *       "id": "b6e4a2c8-3f1d-4e9b-a7c5-0d2f8b6e4a19",
+                         *       "type": "customer.registered",
+                         *       "status": "DELIVERED",
+                         *       "attempts": 1,
+                         *       "nextAttemptAt": null,
+                         *       "lastAttemptAt": "2026-03-02T09:15:00.000Z",
+                         *       "lastResponseStatus": 200,
+                         *       "lastError": null,
+                         *       "createdAt": "2026-03-02T09:15:00.000Z",
+                         *       "deliveredAt": "2026-03-02T09:15:00.000Z",
+                         *       "payload": {
+                         *         "id": "b6e4a2c8-3f1d-4e9b-a7c5-0d2f8b6e4a19",
+                         *         "type": "customer.registered",
+                         *         "createdAt": "2026-03-02T09:15:00.000Z",
+                         *         "data": {
+                         *           "customerId": "3f6c2a9e-8b1d-4e7f-a2c5-9d0e1b4f7a63",
+                         *           "email": "ada.obi@example.com"
+                         *         }
+                         *       }
+                         *     }
+                         */
+                        data: {
+                            id: components["schemas"]["UUID"];
+                            type: string;
+                            /** @enum {string} */
+                            status: "PENDING" | "DELIVERED" | "DEAD";
+                            attempts: components["schemas"]["Int"];
+                            nextAttemptAt: components["schemas"]["Date"] | null;
+                            lastAttemptAt: components["schemas"]["Date"] | null;
+                            lastResponseStatus: components["schemas"]["Int"] | null;
+                            lastError: string | null;
+                            createdAt: components["schemas"]["Date"];
+                            deliveredAt: components["schemas"]["Date"] | null;
+                            payload: {
+                                id: components["schemas"]["UUID"];
+                                type: string;
+                                createdAt: string;
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope; `code` is `BAD_REQUEST` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequest"];
+                };
+            };
+            /** @description Error envelope; `code` is `UNAUTHORIZED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description Error envelope; `code` is `WEBHOOK_DELIVERY_NOT_FOUND` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryNotFound"];
+                };
+            };
+            /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestHeaderFieldsTooLarge"];
+                };
+            };
+            /** @description Error envelope; `code` is `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "console.replayWebhookDelivery": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /**
+                         * @example {
+                         *       "id": "b6e4a2c8-3f1d-4e9b-a7c5-0d2f8b6e4a19",
+                         *       "type": "customer.registered",
+                         *       "status": "DELIVERED",
+                         *       "attempts": 1,
+                         *       "nextAttemptAt": null,
+                         *       "lastAttemptAt": "2026-03-02T09:15:00.000Z",
+                         *       "lastResponseStatus": 200,
+                         *       "lastError": null,
+                         *       "createdAt": "2026-03-02T09:15:00.000Z",
+                         *       "deliveredAt": "2026-03-02T09:15:00.000Z"
+                         *     }
+                         */
+                        data: {
+                            id: components["schemas"]["UUID"];
+                            type: string;
+                            /** @enum {string} */
+                            status: "PENDING" | "DELIVERED" | "DEAD";
+                            attempts: components["schemas"]["Int"];
+                            nextAttemptAt: components["schemas"]["Date"] | null;
+                            lastAttemptAt: components["schemas"]["Date"] | null;
+                            lastResponseStatus: components["schemas"]["Int"] | null;
+                            lastError: string | null;
+                            createdAt: components["schemas"]["Date"];
+                            deliveredAt: components["schemas"]["Date"] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope; `code` is `BAD_REQUEST` or `MALFORMED_JSON` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequest"] | components["schemas"]["MalformedJson"];
+                };
+            };
+            /** @description Error envelope; `code` is `UNAUTHORIZED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description Error envelope; `code` is `WEBHOOK_DELIVERY_NOT_FOUND` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryNotFound"];
+                };
+            };
+            /** @description Error envelope; `code` is `PAYLOAD_TOO_LARGE` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description Error envelope; `code` is `UNSUPPORTED_MEDIA_TYPE` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaType"];
+                };
+            };
+            /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestHeaderFieldsTooLarge"];
+                };
+            };
+            /** @description Error envelope; `code` is `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
     "sandboxPartners.create": {
         parameters: {
             query?: never;
@@ -12435,6 +13883,15 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
+                };
+            };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
             431: {
                 headers: {
@@ -12529,6 +13986,15 @@ export interface operations {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
                 };
             };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
+                };
+            };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
             431: {
                 headers: {
@@ -12591,6 +14057,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -12682,6 +14157,15 @@ export interface operations {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
                 };
             };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
+                };
+            };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
             431: {
                 headers: {
@@ -12759,6 +14243,15 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
+                };
+            };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
             431: {
                 headers: {
@@ -12816,6 +14309,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -12886,6 +14388,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -12987,6 +14498,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -13100,6 +14620,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -13250,6 +14779,15 @@ export interface operations {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
                 };
             };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
+                };
+            };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
             431: {
                 headers: {
@@ -13379,6 +14917,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -13748,6 +15295,15 @@ export interface operations {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
                 };
             };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
+                };
+            };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
             431: {
                 headers: {
@@ -13861,6 +15417,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -13995,6 +15560,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -14137,6 +15711,15 @@ export interface operations {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
                 };
             };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
+                };
+            };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
             431: {
                 headers: {
@@ -14271,6 +15854,15 @@ export interface operations {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
                 };
             };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
+                };
+            };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
             431: {
                 headers: {
@@ -14359,6 +15951,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -14453,6 +16054,15 @@ export interface operations {
                     "application/json": components["schemas"]["Unauthorized"];
                 };
             };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
+                };
+            };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
             431: {
                 headers: {
@@ -14529,6 +16139,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -14652,6 +16271,15 @@ export interface operations {
                     "application/json": components["schemas"]["EventNotFound"];
                 };
             };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
+                };
+            };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
             431: {
                 headers: {
@@ -14717,6 +16345,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -14812,6 +16449,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -14943,6 +16589,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -15090,6 +16745,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -15270,6 +16934,15 @@ export interface operations {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
                 };
             };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
+                };
+            };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
             431: {
                 headers: {
@@ -15446,6 +17119,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -15633,6 +17315,15 @@ export interface operations {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
                 };
             };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
+                };
+            };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
             431: {
                 headers: {
@@ -15811,6 +17502,15 @@ export interface operations {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
                 };
             };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
+                };
+            };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
             431: {
                 headers: {
@@ -15975,6 +17675,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -16149,6 +17858,15 @@ export interface operations {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
                 };
             };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
+                };
+            };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
             431: {
                 headers: {
@@ -16290,6 +18008,251 @@ export interface operations {
             };
         };
     };
+    "sandboxConsole.clock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            now: components["schemas"]["Date"];
+                            offsetSeconds: number;
+                            partnerOffsetSeconds: number;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope; `code` is `BAD_REQUEST` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequest"];
+                };
+            };
+            /** @description Error envelope; `code` is `UNAUTHORIZED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestHeaderFieldsTooLarge"];
+                };
+            };
+            /** @description Error envelope; `code` is `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "sandboxConsole.advanceClock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** between(1, 34560000) */
+                    seconds: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            now: components["schemas"]["Date"];
+                            offsetSeconds: number;
+                            partnerOffsetSeconds: number;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope; `code` is `BAD_REQUEST` or `MALFORMED_JSON` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequest"] | components["schemas"]["MalformedJson"];
+                };
+            };
+            /** @description Error envelope; `code` is `UNAUTHORIZED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description Error envelope; `code` is `PAYLOAD_TOO_LARGE` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description Error envelope; `code` is `UNSUPPORTED_MEDIA_TYPE` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaType"];
+                };
+            };
+            /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestHeaderFieldsTooLarge"];
+                };
+            };
+            /** @description Error envelope; `code` is `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "sandboxConsole.operations": {
+        parameters: {
+            query?: {
+                /** @description page size */
+                limit?: number;
+                cursor?: string;
+                rail?: "bank" | "chain" | "payout" | "identity" | "exchange";
+                customerId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: string;
+                            kind: string;
+                            /** @enum {string} */
+                            rail: "bank" | "chain" | "payout" | "identity" | "exchange";
+                            customerId: components["schemas"]["UUID"];
+                            status: string;
+                            reference: string | null;
+                            summary: string;
+                            createdAt: components["schemas"]["Date"];
+                            dueAt: components["schemas"]["Date"] | null;
+                            actions: {
+                                name: string;
+                                label: string;
+                                /** @enum {string} */
+                                method: "POST" | "PUT";
+                                path: string;
+                                body: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @enum {string} */
+                                reason: "none" | "required";
+                            }[];
+                        }[];
+                        meta: {
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Error envelope; `code` is `BAD_REQUEST` or `INVALID_CURSOR` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequest"] | components["schemas"]["InvalidCursor"];
+                };
+            };
+            /** @description Error envelope; `code` is `UNAUTHORIZED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestHeaderFieldsTooLarge"];
+                };
+            };
+            /** @description Error envelope; `code` is `INTERNAL_ERROR` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
     "sandboxWebhookChaos.getChaos": {
         parameters: {
             query?: never;
@@ -16337,6 +18300,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
@@ -16439,6 +18411,15 @@ export interface operations {
                     "application/json": components["schemas"]["UnsupportedMediaType"];
                 };
             };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
+                };
+            };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */
             431: {
                 headers: {
@@ -16518,6 +18499,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Unauthorized"];
+                };
+            };
+            /** @description Error envelope; `code` is `RATE_LIMITED` or `TOO_MANY_FAILED_AUTHENTICATIONS` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"] | components["schemas"]["TooManyFailedAuthentications"];
                 };
             };
             /** @description Error envelope; `code` is `REQUEST_HEADER_FIELDS_TOO_LARGE` */

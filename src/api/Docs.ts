@@ -112,7 +112,7 @@ export const tagGroupNames = ["Partner API", "Sandbox", "Console"] as const
 const sectionOf = (path: string): (typeof tagGroupNames)[number] =>
   path.startsWith("/api/v1/sandbox/")
     ? "Sandbox"
-    : path.startsWith("/api/v1/partner/v1/") || path === "/api/v1/health"
+    : path.startsWith("/api/v1/partner/v1/") || path === "/api/v1/health" || path.startsWith("/api/v1/health/")
     ? "Partner API"
     : "Console"
 

@@ -1,4 +1,7 @@
 import { Config, ConfigError, Context, Effect, Either, Layer, LogLevel, Option, Redacted } from "effect"
+import { isIP } from "node:net"
+import { limitDefaults } from "../limits/Defaults.js"
+import { isOneRepeatedByte, repeatedByteMessage } from "../crypto/KeyStrength.js"
 import { parseSendFees, type SendFeeTable } from "../sends/Fees.js"
 import { parseWithdrawalFees, type WithdrawalFeeTable } from "../withdrawals/Fees.js"
 
@@ -54,6 +57,47 @@ export interface AppConfigShape {
    * milliseconds) when absent. A stored hash keeps its own parameters, so changing it never breaks a sign-in.
    */
   readonly consolePasswordCost?: number | undefined
+  /**
+   * Limits on abuse (docs/operations.md "Limits on abuse"; defaults in src/limits/Defaults.ts, used when absent):
+   * RATE_LIMIT_PER_SECOND / RATE_LIMIT_BURST (requests per API key), AUTH_FAILURES_PER_MINUTE / AUTH_FAILURES_BURST
+   * (unknown API keys per client address), SIGN_IN_FAILURES_PER_MINUTE / SIGN_IN_FAILURES_BURST (console sign-ins
+   * per client address), PASSWORD_HASHING_CONCURRENCY / PASSWORD_HASHING_QUEUE, LIMITS_MAX_ENTRIES. A burst of 0
+   * turns its limit off.
+   */
+  readonly keyRequestsPerSecond?: number | undefined
+  readonly keyRequestsBurst?: number | undefined
+  readonly authFailuresPerMinute?: number | undefined
+  readonly authFailuresBurst?: number | undefined
+  /** AUTH_FAILURES_DELAY_MS: the pause before a 429 TOO_MANY_FAILED_AUTHENTICATIONS is sent (0: none). */
+  readonly authFailureDelayMs?: number | undefined
+  readonly signInFailuresPerMinute?: number | undefined
+  readonly signInFailuresBurst?: number | undefined
+  readonly passwordHashingConcurrency?: number | undefined
+  readonly passwordHashingQueue?: number | undefined
+  readonly limitsMaxEntries?: number | undefined
+  /**
+   * TRUSTED_PROXY_HEADER: the header (lower case, e.g. `x-forwarded-for`) whose right-most entry is the client's
+   * address; unset (the default): the socket's peer. TRUSTED_PROXIES: the peers whose header is believed
+   * (comma-separated IP addresses); empty: any peer.
+   */
+  readonly trustedProxyHeader?: string | undefined
+  readonly trustedProxies?: ReadonlyArray<string> | undefined
+  /**
+   * METRICS_PORT: the Prometheus text endpoint (`GET /metrics`) on a port of its own, never the partner API's;
+   * unset: no endpoint (docs/observability.md). 0 picks a free port.
+   */
+  readonly metricsPort?: number | undefined
+  /** METRICS_HOST: the interface the metrics endpoint listens on; 127.0.0.1 when absent. */
+  readonly metricsHost?: string | undefined
+  /**
+   * OTEL_EXPORTER_OTLP_ENDPOINT: an OTLP/HTTP collector's base URL (spans are posted to `<url>/v1/traces`, JSON);
+   * unset: no spans are built at all.
+   */
+  readonly otlpEndpoint?: string | undefined
+  /** OTEL_EXPORTER_OTLP_HEADERS: headers sent with every export, `name=value,name2=value2` (values URL-encoded). */
+  readonly otlpHeaders?: Readonly<Record<string, string>> | undefined
+  /** OTEL_SERVICE_NAME: the `service.name` of exported spans; `partner-money-movement` when absent. */
+  readonly otelServiceName?: string | undefined
 }
 
 export class AppConfig extends Context.Tag("AppConfig")<AppConfig, AppConfigShape>() {}
@@ -123,6 +167,83 @@ const pgliteSharedBuffers = Config.option(Config.string("PGLITE_SHARED_BUFFERS")
   })
 )
 
+/** METRICS_PORT: unset or empty is no metrics endpoint; otherwise a port as PORT. */
+const metricsPort = Config.option(Config.string("METRICS_PORT")).pipe(
+  Config.mapOrFail((value) => {
+    if (Option.isNone(value) || value.value.trim() === "") return Either.right(undefined)
+    const n = Number(value.value.trim())
+    return /^\d+$/.test(value.value.trim()) && n <= 65535
+      ? Either.right(n)
+      : Either.left(invalid("METRICS_PORT", "must be an integer from 0 to 65535 (unset: no metrics endpoint)"))
+  })
+)
+
+/** OTEL_EXPORTER_OTLP_ENDPOINT: an absolute http(s) URL, kept without a trailing slash; unset or empty is none. */
+const otlpEndpoint = Config.option(Config.string("OTEL_EXPORTER_OTLP_ENDPOINT")).pipe(
+  Config.mapOrFail((value) => {
+    if (Option.isNone(value) || value.value.trim() === "") return Either.right(undefined)
+    const raw = value.value.trim()
+    let url: URL | undefined
+    try {
+      url = new URL(raw)
+    } catch {
+      url = undefined
+    }
+    return url !== undefined && (url.protocol === "http:" || url.protocol === "https:") && url.search === "" && url.hash === ""
+      ? Either.right(raw.replace(/\/+$/, ""))
+      : Either.left(invalid("OTEL_EXPORTER_OTLP_ENDPOINT", "must be an absolute http or https URL without query or fragment, e.g. http://127.0.0.1:4318"))
+  })
+)
+
+/** OTEL_EXPORTER_OTLP_HEADERS: `name=value` pairs separated by commas, values URL-encoded (the OpenTelemetry format). */
+const otlpHeaders = Config.string("OTEL_EXPORTER_OTLP_HEADERS").pipe(
+  Config.withDefault(""),
+  Config.mapOrFail((text) => {
+    const headers: Record<string, string> = {}
+    for (const pair of text.split(",").map((part) => part.trim()).filter((part) => part !== "")) {
+      const at = pair.indexOf("=")
+      const name = at > 0 ? pair.slice(0, at).trim().toLowerCase() : ""
+      let value: string | undefined
+      try {
+        value = decodeURIComponent(pair.slice(at + 1).trim())
+      } catch {
+        value = undefined
+      }
+      if (!/^[a-z0-9!#$%&'*+.^_`|~-]+$/.test(name) || value === undefined) {
+        return Either.left(invalid("OTEL_EXPORTER_OTLP_HEADERS", "must be name=value pairs separated by commas, values URL-encoded"))
+      }
+      headers[name] = value
+    }
+    return Either.right(headers)
+  })
+)
+
+const nonNegative = (name: string, fallback: number) =>
+  checked(name, Config.integer(name).pipe(Config.withDefault(fallback)), "must be an integer of 0 or more", (n) => n >= 0)
+
+/** TRUSTED_PROXIES: IP addresses separated by commas (empty: any peer). */
+const trustedProxies = Config.string("TRUSTED_PROXIES").pipe(
+  Config.withDefault(""),
+  Config.mapOrFail((text) => {
+    const list = text.split(",").map((entry) => entry.trim()).filter((entry) => entry !== "")
+    return list.every((entry) => isIP(entry) !== 0)
+      ? Either.right(list)
+      : Either.left(invalid("TRUSTED_PROXIES", "must be IP addresses separated by commas"))
+  })
+)
+
+/** TRUSTED_PROXY_HEADER: a header name, kept in lower case; unset or empty is none. */
+const trustedProxyHeader = Config.string("TRUSTED_PROXY_HEADER").pipe(
+  Config.withDefault(""),
+  Config.mapOrFail((text) => {
+    const name = text.trim().toLowerCase()
+    if (name === "") return Either.right(undefined)
+    return /^[a-z0-9!#$%&'*+.^_`|~-]+$/.test(name)
+      ? Either.right(name)
+      : Either.left(invalid("TRUSTED_PROXY_HEADER", "must be a header name, e.g. x-forwarded-for"))
+  })
+)
+
 const isValidKey = (raw: string) => /^[0-9a-fA-F]{64}$/.test(raw) || Buffer.from(raw, "base64").length === 32
 
 export const appConfig: Config.Config<AppConfigShape> = Config.all({
@@ -159,10 +280,30 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
       return parsed.ok ? Either.right(parsed.table) : Either.left(invalid("WITHDRAWAL_FEES", parsed.message))
     })
   ),
+  metricsPort,
+  metricsHost: Config.string("METRICS_HOST").pipe(Config.withDefault("127.0.0.1")),
+  otlpEndpoint,
+  otlpHeaders,
+  otelServiceName: Config.string("OTEL_SERVICE_NAME").pipe(
+    Config.withDefault(""),
+    Config.map((name) => name.trim() === "" ? undefined : name.trim())
+  ),
   consolePasswordCost: Config.integer("CONSOLE_PASSWORD_COST").pipe(
     Config.withDefault(15),
     Config.mapOrFail((cost) => cost >= 10 && cost <= 20 ? Either.right(cost) : Either.left(invalid("CONSOLE_PASSWORD_COST", "must be an integer from 10 to 20")))
   ),
+  keyRequestsPerSecond: positive("RATE_LIMIT_PER_SECOND", limitDefaults.keyRequestsPerSecond),
+  keyRequestsBurst: nonNegative("RATE_LIMIT_BURST", limitDefaults.keyRequestsBurst),
+  authFailuresPerMinute: positive("AUTH_FAILURES_PER_MINUTE", limitDefaults.authFailuresPerMinute),
+  authFailuresBurst: nonNegative("AUTH_FAILURES_BURST", limitDefaults.authFailuresBurst),
+  authFailureDelayMs: nonNegative("AUTH_FAILURES_DELAY_MS", limitDefaults.authFailureDelayMs),
+  signInFailuresPerMinute: positive("SIGN_IN_FAILURES_PER_MINUTE", limitDefaults.signInFailuresPerMinute),
+  signInFailuresBurst: nonNegative("SIGN_IN_FAILURES_BURST", limitDefaults.signInFailuresBurst),
+  passwordHashingConcurrency: positive("PASSWORD_HASHING_CONCURRENCY", limitDefaults.passwordHashingConcurrency),
+  passwordHashingQueue: nonNegative("PASSWORD_HASHING_QUEUE", limitDefaults.passwordHashingQueue),
+  limitsMaxEntries: positive("LIMITS_MAX_ENTRIES", limitDefaults.limitsMaxEntries),
+  trustedProxyHeader,
+  trustedProxies,
   sendFees: Config.string("SEND_FEES").pipe(
     Config.withDefault(""),
     Config.mapOrFail((text) => {
@@ -178,6 +319,11 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
   Config.validate({
     message: "SERVICE_MODE=production requires ENCRYPTION_KEY",
     validation: (c) => c.mode !== "production" || Option.isSome(c.encryptionKey)
+  }),
+  // ENCRYPTION_KEY of one byte repeated: a placeholder anyone can guess; sandbox mode accepts it (src/crypto/KeyStrength.ts).
+  Config.validate({
+    message: repeatedByteMessage,
+    validation: (c) => c.mode !== "production" || Option.isNone(c.encryptionKey) || !isOneRepeatedByte(Redacted.value(c.encryptionKey.value))
   })
 )
 

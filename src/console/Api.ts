@@ -2,10 +2,25 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity, Open
 import { Context, Schema } from "effect"
 import { example, resourceTag } from "../api/Docs.js"
 import { Email } from "../customers/Api.js"
-import { ApiError, BadRequest, PartnerNotApproved, Unauthorized } from "../api/ApiError.js"
-import { Envelope } from "../api/Envelope.js"
+import { ApiError, BadRequest, InvalidCursor, PartnerNotApproved, Unauthorized } from "../api/ApiError.js"
+import { Envelope, PageEnvelope } from "../api/Envelope.js"
+import { TooManySignIns } from "../api/LimitErrors.js"
 import { IsoCountryCode } from "../international/Tier3.js"
-import { SetWebhook, WebhookSecretIssued } from "../webhooks/Api.js"
+import { AdvanceClock, ClockReading } from "../sandbox/Api.js"
+import { OperationFilter, PendingOperation } from "../sandbox/InspectApi.js"
+import {
+  DeliveryFilter,
+  DeliveryIdPath,
+  SetWebhook,
+  WebhookConfig,
+  WebhookDelivery,
+  WebhookDeliveryDetail,
+  WebhookDeliveryNotFound,
+  WebhookSecretIssued,
+  WebhookUrlNotSet
+} from "../webhooks/Api.js"
+import * as PasswordRules from "./PasswordRules.js"
+import * as SecretStrength from "./SecretStrength.js"
 
 /**
  * The partner console (docs/contract.md "Overview": a separate surface; "Authentication" 2, 3, 6, 7): sign-up and
@@ -31,9 +46,16 @@ export class ConsoleAuth extends HttpApiMiddleware.Tag<ConsoleAuth>()("ConsoleAu
   security: { bearer: consoleBearer }
 }) {}
 
+/**
+ * A new password: 12 to 128 characters, not only whitespace, not one character repeated, not a common password
+ * (PasswordRules.ts). The common list loads on the first check (asynchronously), so this schema decodes only
+ * through an Effect (as a request's body is decoded); a body that carries it gives its example by hand.
+ */
 export const Password = Schema.String.pipe(
   Schema.minLength(12, { message: () => "must be 12 to 128 characters" }),
-  Schema.maxLength(128, { message: () => "must be 12 to 128 characters" })
+  Schema.maxLength(128, { message: () => "must be 12 to 128 characters" }),
+  Schema.filter((password) => PasswordRules.shapeProblem(password)),
+  Schema.filterEffect((password) => PasswordRules.commonProblem(password))
 )
 
 const text = (max: number) =>
@@ -45,10 +67,17 @@ const text = (max: number) =>
     )
   )
 
-export const SignUpBody = example(Schema.Struct({ email: Email, password: Password, companyName: text(200) }), { email: "founder@acmewallet.example.com", password: "correct-horse-battery-9", companyName: "Acme Wallet" })
+/** Its example is given as it is (`example` decodes synchronously, and `Password` needs an Effect). */
+export const SignUpBody = Schema.Struct({ email: Email, password: Password, companyName: text(200) }).annotations({
+  examples: [{ email: "founder@acmewallet.example.com", password: "correct-horse-battery-9", companyName: "Acme Wallet" }]
+})
 /** Sign-in checks the password, not its shape: any string up to 1024 characters (a longer one is refused as wrong). */
 export const SignInBody = example(Schema.Struct({ email: Schema.String.pipe(Schema.maxLength(254, { message: () => "must be at most 254 characters" })), password: Schema.String.pipe(Schema.maxLength(1024, { message: () => "must be at most 1024 characters" })) }), { email: "founder@acmewallet.example.com", password: "correct-horse-battery-9" })
-export const RefreshBody = example(Schema.Struct({ refreshToken: Schema.String.pipe(Schema.maxLength(200, { message: () => "must be at most 200 characters" })) }), { refreshToken: "rt_Vb3kQ9xZ2mN7pL4wR8tY1cF6hJ0sD5gA" })
+/**
+ * `refreshToken` may be omitted by the web console: the refresh token then comes from its HttpOnly cookie, and the
+ * request must carry the CSRF header (docs/console.md "The web console").
+ */
+export const RefreshBody = example(Schema.Struct({ refreshToken: Schema.optional(Schema.String.pipe(Schema.maxLength(200, { message: () => "must be at most 200 characters" }))) }), { refreshToken: "rt_Vb3kQ9xZ2mN7pL4wR8tY1cF6hJ0sD5gA" })
 
 export const Session = Schema.Struct({
   tokenType: Schema.Literal("Bearer"),
@@ -116,10 +145,14 @@ export const IssuedApiKey = Schema.Struct({ apiKey: Schema.String, key: ApiKeyVi
 
 export const UpdateWebhookBody = example(Schema.Struct({
   url: SetWebhook.fields.url,
-  /** Your own signing secret (32 to 256 printable ASCII characters), encrypted at rest; omitted: one is minted. */
-  secret: Schema.optional(Schema.String.pipe(Schema.pattern(/^[\x21-\x7e]{32,256}$/, {
-    message: () => "must be 32 to 256 printable ASCII characters without spaces"
-  })))
+  /**
+   * Your own signing secret (32 to 256 printable ASCII characters that look random: SecretStrength.ts), encrypted at
+   * rest; omitted: one is minted.
+   */
+  secret: Schema.optional(Schema.String.pipe(
+    Schema.pattern(/^[\x21-\x7e]{32,256}$/, { message: () => "must be 32 to 256 printable ASCII characters without spaces" }),
+    Schema.filter((secret) => SecretStrength.weakness(secret))
+  ))
 }), { url: "https://hooks.example.com/pmm" })
 
 export class EmailTaken extends ApiError("EmailTaken", 409, "EMAIL_TAKEN") {}
@@ -143,6 +176,7 @@ export class ConsolePublicApi extends HttpApiGroup.make("consolePublic").annotat
       .addSuccess(Envelope(SignUpResult), { status: 201 })
       .addError(BadRequest)
       .addError(EmailTaken)
+      .addError(TooManySignIns)
   )
   .add(
     HttpApiEndpoint.post("signIn", "/sign-in")
@@ -157,13 +191,16 @@ export class ConsolePublicApi extends HttpApiGroup.make("consolePublic").annotat
       .addError(BadRequest)
       .addError(InvalidCredentials)
       .addError(TooManySignInAttempts)
+      .addError(TooManySignIns)
   )
   .add(
     HttpApiEndpoint.post("refresh", "/token/refresh")
       .annotateContext(OpenApi.annotations({
         summary: "Refresh a console session",
         description: "`{ refreshToken }` → a new access token and a new refresh token (the old one is spent). A spent, " +
-          "expired, unknown or signed-out refresh token: 401 `UNAUTHORIZED`."
+          "expired, unknown or signed-out refresh token: 401 `UNAUTHORIZED`. Without `refreshToken` in the body the " +
+          "refresh token is read from the `pmm_console_refresh` cookie (HttpOnly, set by sign-up, sign-in and refresh), " +
+          "and the `X-CSRF-Token` header must equal the `pmm_console_csrf` cookie, else 401 `UNAUTHORIZED`."
       }))
       .setPayload(RefreshBody)
       .addSuccess(Envelope(Session))
@@ -242,6 +279,55 @@ export class ConsoleApi extends HttpApiGroup.make("console").annotateContext(res
       .addError(BadRequest)
       .addError(PartnerNotApproved)
   )
+  // The webhook's configuration and delivery log for the console: the same answers as the `/partner/v1/webhook...`
+  // routes, under the console's token (the page never holds an API key: a key is shown once).
+  .add(
+    HttpApiEndpoint.get("getWebhook", "/webhook")
+      .annotateContext(OpenApi.annotations({
+        summary: "Get the webhook configuration (console)",
+        description: "As `GET /partner/v1/webhook`: `{ url, hasSecret, updatedAt }`; never the secret."
+      }))
+      .addSuccess(Envelope(WebhookConfig))
+  )
+  .add(
+    HttpApiEndpoint.post("rotateWebhookSecret", "/webhook/rotate-secret")
+      .annotateContext(OpenApi.annotations({
+        summary: "Rotate the webhook secret (console)",
+        description: "As `POST /partner/v1/webhook/rotate-secret`: a new secret, shown once, and a `webhook.test`."
+      }))
+      .addSuccess(Envelope(WebhookSecretIssued))
+      .addError(WebhookUrlNotSet)
+  )
+  .add(
+    HttpApiEndpoint.get("webhookDeliveries", "/webhook/deliveries")
+      .annotateContext(OpenApi.annotations({
+        summary: "List webhook deliveries (console)",
+        description: "As `GET /partner/v1/webhook/deliveries`: newest first, a cursor list, optionally for one `status`."
+      }))
+      .setUrlParams(DeliveryFilter)
+      .addSuccess(PageEnvelope(WebhookDelivery))
+      .addError(InvalidCursor)
+  )
+  .add(
+    HttpApiEndpoint.get("webhookDelivery", "/webhook/deliveries/:id")
+      .annotateContext(OpenApi.annotations({
+        summary: "Get a webhook delivery (console)",
+        description: "As `GET /partner/v1/webhook/deliveries/{id}`: the delivery with the exact `payload` sent."
+      }))
+      .setPath(DeliveryIdPath)
+      .addSuccess(Envelope(WebhookDeliveryDetail))
+      .addError(WebhookDeliveryNotFound)
+  )
+  .add(
+    HttpApiEndpoint.post("replayWebhookDelivery", "/webhook/deliveries/:id/replay")
+      .annotateContext(OpenApi.annotations({
+        summary: "Replay a webhook delivery (console)",
+        description: "As `POST /partner/v1/webhook/deliveries/{id}/replay`: back to `PENDING`, due now, a fresh schedule."
+      }))
+      .setPath(DeliveryIdPath)
+      .addSuccess(Envelope(WebhookDelivery))
+      .addError(WebhookDeliveryNotFound)
+  )
   .middleware(ConsoleAuth)
   .prefix("/partner")
 {}
@@ -268,6 +354,37 @@ export class SandboxConsoleApi extends HttpApiGroup.make("sandboxConsole").annot
       .addSuccess(Envelope(ConsoleView))
       .addError(BadRequest)
       .addError(KybNotUnderReview)
+  )
+  // The partner's clock and its pending rail operations, as `/sandbox/clock...` and `/sandbox/operations` answer them
+  // for an API key: the web console's sandbox page.
+  .add(
+    HttpApiEndpoint.get("clock", "/console/clock")
+      .annotateContext(OpenApi.annotations({
+        summary: "Read the partner's clock (sandbox, console)",
+        description: "Console token. As `GET /sandbox/clock`: `{ now, offsetSeconds, partnerOffsetSeconds }`."
+      }))
+      .addSuccess(Envelope(ClockReading))
+  )
+  .add(
+    HttpApiEndpoint.post("advanceClock", "/console/clock/advance")
+      .annotateContext(OpenApi.annotations({
+        summary: "Advance the partner's clock (sandbox, console)",
+        description: "Console token. As `POST /sandbox/clock/advance`: `{ seconds }` (1 second to 400 days); answers " +
+          "after every job and webhook attempt of the partner due by its new time has run."
+      }))
+      .setPayload(AdvanceClock)
+      .addSuccess(Envelope(ClockReading))
+  )
+  .add(
+    HttpApiEndpoint.get("operations", "/console/operations")
+      .annotateContext(OpenApi.annotations({
+        summary: "List pending rail operations (sandbox, console)",
+        description: "Console token. As `GET /sandbox/operations`: newest first, a cursor list, each with its " +
+          "`actions` (sandbox controls, sent with an API key)."
+      }))
+      .setUrlParams(OperationFilter)
+      .addSuccess(PageEnvelope(PendingOperation))
+      .addError(InvalidCursor)
   )
   .middleware(ConsoleAuth)
   .prefix("/sandbox")

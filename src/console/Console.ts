@@ -7,6 +7,7 @@ import * as Company from "./Company.js"
 import * as ConsoleRepo from "./ConsoleRepo.js"
 import * as Sessions from "./Sessions.js"
 import * as SignIn from "./SignIn.js"
+import { Limits } from "../limits/Limits.js"
 import * as WebhookSettings from "./WebhookSettings.js"
 
 /**
@@ -44,7 +45,7 @@ export class Console extends Effect.Service<Console>()("Console", {
       updateWebhook: webhooks.updateWebhook
     } as const
   }),
-  dependencies: [ConsoleRepo.ConsoleRepo.Default, Partners.Default, Keys.Default, Webhooks.Default]
+  dependencies: [ConsoleRepo.ConsoleRepo.Default, Partners.Default, Keys.Default, Webhooks.Default, Limits.Default]
 }) {}
 
 export const layer = Console.Default

@@ -5,8 +5,8 @@ import { EventBus, transaction } from "../events/Events.js"
 import type { CompanyDetails } from "./Api.js"
 
 /**
- * The partner console's tables (docs/console.md): `console_users`, `console_sessions`, `console_sign_in_failures`,
- * and the KYB columns of `partners` (company details, submission time).
+ * The partner console's tables (docs/console.md): `console_users`, `console_sessions`, `console_spent_refresh_tokens`,
+ * `console_sign_in_failures`, and the KYB columns of `partners` (company details, submission time).
  */
 export const UserRow = Schema.Struct({
   id: Schema.String,
@@ -23,6 +23,12 @@ export const SessionRow = Schema.Struct({
   partnerId: Schema.String,
   refreshExpiresAt: Schema.DateFromSelf,
   revokedAt: Schema.NullOr(Schema.DateFromSelf)
+})
+
+/** The session a spent refresh token belonged to. */
+export const SpentRow = Schema.Struct({
+  sessionId: Schema.String,
+  partnerId: Schema.String
 })
 
 export const FailureRow = Schema.Struct({
@@ -66,6 +72,13 @@ export const make = Effect.gen(function*() {
     execute: (hash) =>
       sql`SELECT id, user_id, partner_id, refresh_expires_at, revoked_at FROM console_sessions WHERE refresh_hash = ${Buffer.from(hash)} FOR UPDATE`
   })
+  const spentRefresh = SqlSchema.findOne({
+    Request: Schema.Uint8ArrayFromSelf,
+    Result: SpentRow,
+    execute: (hash) =>
+      sql`SELECT s.id AS session_id, s.partner_id FROM console_spent_refresh_tokens t
+          JOIN console_sessions s ON s.id = t.session_id WHERE t.refresh_hash = ${Buffer.from(hash)}`
+  })
   const failure = SqlSchema.findOne({
     Request: Schema.String,
     Result: FailureRow,
@@ -81,6 +94,8 @@ export const make = Effect.gen(function*() {
     userById: (id: string) => userById(id),
     session: (id: string) => session(id),
     sessionByRefresh: (hash: Uint8Array) => sessionByRefresh(hash),
+    /** The session of a refresh token it has already spent (a reuse), if any. */
+    spentRefresh: (hash: Uint8Array) => spentRefresh(hash),
     failure: (email: string) => failure(email),
     partner: (id: string) => partner(id),
     /** Inserts the user; false when the email is taken (a concurrent sign-up won: the caller rolls back). */
@@ -98,8 +113,12 @@ export const make = Effect.gen(function*() {
     insertSession: (row: { id: string; userId: string; partnerId: string; refreshHash: Buffer; createdAt: Date; refreshExpiresAt: Date }) =>
       sql`INSERT INTO console_sessions (id, user_id, partner_id, refresh_hash, created_at, refresh_expires_at)
           VALUES (${row.id}, ${row.userId}, ${row.partnerId}, ${row.refreshHash}, ${row.createdAt}, ${row.refreshExpiresAt})`,
-    rotateRefresh: (id: string, refreshHash: Buffer, refreshExpiresAt: Date) =>
-      sql`UPDATE console_sessions SET refresh_hash = ${refreshHash}, refresh_expires_at = ${refreshExpiresAt} WHERE id = ${id}`,
+    /** Replaces the session's refresh token, recording the old one as spent (a later reuse revokes the session). */
+    rotateRefresh: (id: string, spentHash: Buffer, refreshHash: Buffer, refreshExpiresAt: Date, at: Date) =>
+      Effect.zipRight(
+        sql`INSERT INTO console_spent_refresh_tokens (refresh_hash, session_id, spent_at) VALUES (${spentHash}, ${id}, ${at})`,
+        sql`UPDATE console_sessions SET refresh_hash = ${refreshHash}, refresh_expires_at = ${refreshExpiresAt} WHERE id = ${id}`
+      ),
     revokeSession: (id: string, at: Date) => sql`UPDATE console_sessions SET revoked_at = ${at} WHERE id = ${id} AND revoked_at IS NULL`,
     recordFailure: (email: string, failures: number, firstFailureAt: Date, lockedUntil: Date | null) =>
       sql`INSERT INTO console_sign_in_failures (email, failures, first_failure_at, locked_until)

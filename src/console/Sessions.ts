@@ -1,6 +1,7 @@
 import { Effect, Option } from "effect"
+import * as Crypto from "node:crypto"
 import { enterPartner, forPartner, ServiceClock } from "../clock/ServiceClock.js"
-import { base62, sha256 } from "../crypto/Hashing.js"
+import { base62, hmacSha256 } from "../crypto/Hashing.js"
 import { Keys } from "../crypto/Keys.js"
 import { Unauthorized } from "../api/ApiError.js"
 import { Ids } from "../ids/Ids.js"
@@ -11,6 +12,11 @@ import * as Tokens from "./Tokens.js"
 /**
  * Console sessions (docs/console.md): HS256 access tokens on the service clock naming a session row, rotating refresh
  * tokens stored as hashes, sign-out revoking the session. A session's times are on its partner's clock.
+ *
+ * Both kinds of token are bound to the master key (ENCRYPTION_KEY): the access token is signed with a key derived
+ * from it, and a refresh token is stored (and looked up) as its HMAC under another derived key, so after a restart
+ * with another key no earlier token of any session is found. A refresh token presented again after it was spent
+ * revokes its session: someone else holds the session's tokens.
  */
 
 export const signedOut = () => new Unauthorized({ message: "The console session is not valid (expired or signed out): sign in again" })
@@ -25,12 +31,18 @@ const tokenPair = (accessToken: string, refreshToken: string, refreshExpiresAt: 
   refreshExpiresAt
 })
 
+/** The key a refresh token's stored hash is keyed with: derived (HKDF) from the console's key, so from ENCRYPTION_KEY. */
+export const refreshKeyOf = (consoleToken: Buffer): Buffer =>
+  Buffer.from(Crypto.hkdfSync("sha256", consoleToken, Buffer.alloc(0), "console-refresh-token", 32))
+
 export const make = (repo: ConsoleRepo.ConsoleRepo) =>
   Effect.gen(function*() {
     const clock = yield* ServiceClock
     const ids = yield* Ids
     const keys = yield* Keys
     const inTransaction = yield* ConsoleRepo.makeInTransaction
+    const refreshKey = refreshKeyOf(keys.consoleToken)
+    const refreshHash = (token: string) => hmacSha256(refreshKey, token)
 
     /** A new session (in the caller's transaction): its row, an access token and a refresh token. */
     const openSession = (user: { readonly id: string; readonly partnerId: string }) =>
@@ -39,24 +51,46 @@ export const make = (repo: ConsoleRepo.ConsoleRepo) =>
         const id = yield* ids.uuid
         const refreshToken = `rt_${base62(yield* ids.bytes(32))}`
         const refreshExpiresAt = new Date(now.getTime() + Tokens.refreshTokenSeconds * 1000)
-        yield* repo.insertSession({ id, userId: user.id, partnerId: user.partnerId, refreshHash: sha256(refreshToken), createdAt: now, refreshExpiresAt })
+        yield* repo.insertSession({ id, userId: user.id, partnerId: user.partnerId, refreshHash: refreshHash(refreshToken), createdAt: now, refreshExpiresAt })
         const accessToken = yield* Tokens.sign(keys.consoleToken, { userId: user.id, partnerId: user.partnerId, sessionId: id }, now)
         return tokenPair(accessToken, refreshToken, refreshExpiresAt, now)
       }))
 
-    const refresh = Effect.fn("Console.refresh")((refreshToken: string) =>
+    /** Revokes the session a spent refresh token belonged to, if it was one (a reuse). */
+    const revokeOnReuse = (hash: Buffer) =>
+      Effect.gen(function*() {
+        const spent = Option.getOrUndefined(yield* repo.spentRefresh(hash))
+        if (spent === undefined) return
+        yield* Effect.annotateCurrentSpan("refreshReuse", spent.sessionId)
+        yield* forPartner(spent.partnerId)(Effect.flatMap(clock.now, (now) => repo.revokeSession(spent.sessionId, now)))
+      })
+
+    /**
+     * Spends the refresh token for a new pair, in a transaction; a reuse revokes the session and is refused. What it
+     * decided is committed before a refusal is answered (a failed transaction would roll the revocation back).
+     */
+    const rotate = (refreshToken: string) =>
       inTransaction(Effect.gen(function*() {
-        const found = Option.getOrUndefined(yield* repo.sessionByRefresh(sha256(refreshToken)))
-        if (found === undefined) return yield* signedOut()
+        const hash = refreshHash(refreshToken)
+        const found = Option.getOrUndefined(yield* repo.sessionByRefresh(hash))
+        if (found === undefined) {
+          yield* revokeOnReuse(hash)
+          return { _tag: "refused" as const }
+        }
         // A session's times are on its partner's clock.
         const now = yield* forPartner(found.partnerId)(clock.now)
-        if (found.revokedAt !== null || found.refreshExpiresAt <= now) return yield* signedOut()
+        if (found.revokedAt !== null || found.refreshExpiresAt <= now) return { _tag: "refused" as const }
         const next = `rt_${base62(yield* ids.bytes(32))}`
         const refreshExpiresAt = new Date(now.getTime() + Tokens.refreshTokenSeconds * 1000)
-        yield* repo.rotateRefresh(found.id, sha256(next), refreshExpiresAt)
+        yield* repo.rotateRefresh(found.id, hash, refreshHash(next), refreshExpiresAt, now)
         const accessToken = yield* Tokens.sign(keys.consoleToken, { userId: found.userId, partnerId: found.partnerId, sessionId: found.id }, now)
-        return tokenPair(accessToken, next, refreshExpiresAt, now)
-      })))
+        return { _tag: "rotated" as const, pair: tokenPair(accessToken, next, refreshExpiresAt, now) }
+      }))
+
+    const refresh = Effect.fn("Console.refresh")(function*(refreshToken: string) {
+      const outcome = yield* rotate(refreshToken)
+      return outcome._tag === "rotated" ? outcome.pair : yield* signedOut()
+    })
 
     /** The session of a valid access token whose session is not signed out (the console's auth). */
     const authenticate = Effect.fn("Console.authenticate")(function*(accessToken: string) {

@@ -2,6 +2,8 @@ import { Effect, Option } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { Ids } from "../ids/Ids.js"
+import * as ClientAddress from "../limits/ClientAddress.js"
+import { Limits } from "../limits/Limits.js"
 import { Partners } from "../partners/Partners.js"
 import { EmailTaken, InvalidCredentials, TooManySignInAttempts } from "./Api.js"
 import { viewOf } from "./Company.js"
@@ -11,7 +13,7 @@ import type * as Sessions from "./Sessions.js"
 
 /**
  * Console accounts (docs/console.md): sign-up (a partner with KYB PENDING and its first user) and sign-in (scrypt
- * passwords, lockout per email).
+ * passwords, lockout per email, failed sign-ins per client address, password hashings at once: src/limits/).
  */
 export const lockout = { failures: 5, windowSeconds: 15 * 60, lockSeconds: 15 * 60 } as const
 
@@ -29,6 +31,12 @@ const tooMany = (lockedUntil: Date, now: Date) => {
   })
 }
 
+const tooManyFromAddress = (retryAfterSeconds: number) =>
+  new TooManySignInAttempts({
+    message: `Too many failed sign-ins from this address: try again in ${retryAfterSeconds} seconds`,
+    details: { retryAfterSeconds }
+  })
+
 type OpenSession = Effect.Effect.Success<ReturnType<typeof Sessions.make>>["openSession"]
 
 export const make = (repo: ConsoleRepo.ConsoleRepo, openSession: OpenSession) =>
@@ -39,10 +47,11 @@ export const make = (repo: ConsoleRepo.ConsoleRepo, openSession: OpenSession) =>
     const cost = (yield* AppConfig).consolePasswordCost ?? Passwords.parameters.cost
     const decoy = yield* Effect.cached(Passwords.decoy(cost))
     const inTransaction = yield* ConsoleRepo.makeInTransaction
+    const limits = yield* Limits
 
     const signUp = Effect.fn("Console.signUp")(function*(input: { readonly email: string; readonly password: string; readonly companyName: string }) {
       const email = normalise(input.email)
-      const passwordHash = yield* Passwords.hash(input.password, cost)
+      const passwordHash = yield* limits.hashing(Passwords.hash(input.password, cost))
       return yield* inTransaction(Effect.gen(function*() {
         if (Option.isSome(yield* repo.userByEmail(email))) return yield* emailTaken()
         const partner = yield* partners.createWithoutKey(input.companyName)
@@ -81,7 +90,7 @@ export const make = (repo: ConsoleRepo.ConsoleRepo, openSession: OpenSession) =>
      * lockout's count is reached every later answer is 429 — a right password included — and concurrent guesses
      * learn nothing past the first `lockout.failures` (at most that many 401s or one session per window).
      */
-    const signIn = Effect.fn("Console.signIn")(function*(input: { readonly email: string; readonly password: string }) {
+    const attempt = Effect.fn("Console.signInAttempt")(function*(input: { readonly email: string; readonly password: string }) {
       const email = normalise(input.email)
       const before = Option.getOrUndefined(yield* repo.failure(email))
       const started = yield* clock.now
@@ -90,7 +99,7 @@ export const make = (repo: ConsoleRepo.ConsoleRepo, openSession: OpenSession) =>
       }
       const user = Option.getOrUndefined(yield* repo.userByEmail(email))
       // The same work for an unknown email as for a wrong password: no enumeration by answer or by time.
-      const matches = yield* Passwords.verify(input.password, user?.passwordHash ?? (yield* decoy))
+      const matches = yield* limits.hashing(Passwords.verify(input.password, user?.passwordHash ?? (yield* decoy)))
       const outcome = yield* recordAttempt(email, user, matches)
       // A failure is committed, then refused (a failed transaction would roll the count back).
       switch (outcome._tag) {
@@ -101,6 +110,21 @@ export const make = (repo: ConsoleRepo.ConsoleRepo, openSession: OpenSession) =>
         case "wrong":
           return yield* invalidCredentials()
       }
+    })
+
+    /**
+     * Every attempt spends one of its client address's sign-in failures first (concurrent attempts count too); a
+     * success, or a refusal because the instance is busy hashing, gives it back. An address with none left is
+     * refused 429 before any lookup or hashing; the per-email lockout applies within.
+     */
+    const signIn = Effect.fn("Console.signIn")(function*(input: { readonly email: string; readonly password: string }) {
+      const address = yield* ClientAddress.current
+      const wait = yield* limits.signInAttempt(address)
+      if (wait !== undefined) return yield* tooManyFromAddress(wait)
+      return yield* attempt(input).pipe(
+        Effect.tap(() => limits.signInSucceeded(address)),
+        Effect.tapErrorTag("TooManySignIns", () => limits.signInSucceeded(address))
+      )
     })
 
     return { signUp, signIn } as const

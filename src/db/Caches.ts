@@ -89,52 +89,83 @@ const makeStores = (live: boolean) => {
 
 type Stores = ReturnType<typeof makeStores>
 
-/** One listening session: resolves when it ends (error or close), after the caches were switched off. */
-const listenOnce = (url: string, stores: Stores) =>
+/**
+ * What a LISTEN connection does (`listen`): `up` once `LISTEN` is in place (after every connect), `down` when the
+ * connection breaks, closes or its scope ends, `message` for each notification's payload on `channel`.
+ */
+export interface Listening {
+  readonly channel: string
+  /** The connection's application_name (pg_stat_activity). */
+  readonly name: string
+  readonly up: () => void
+  readonly down: () => void
+  readonly message: (payload: string) => void
+}
+
+/** One listening session: resolves when it ends (error or close), after `down` ran. */
+const listenOnce = (url: string, listening: Listening) =>
   Effect.async<void, Error>((resume) => {
-    const client = new Pg.Client({ connectionString: url, application_name: "pmm-cache-listener" })
+    const client = new Pg.Client({ connectionString: url, application_name: listening.name })
     let ended = false
+    const close = () => {
+      listening.down()
+      client.removeAllListeners("notification")
+      client.end().catch(() => undefined)
+    }
     const end = (error: Error) => {
       if (ended) return
       ended = true
-      stores.state.live = false
-      stores.dropAll()
-      client.removeAllListeners("notification")
-      client.end().catch(() => undefined)
+      close()
       resume(Effect.fail(error))
     }
     client.on("error", end)
-    client.on("end", () => end(new Error("cache listener connection closed")))
+    client.on("end", () => end(new Error(`${listening.name} connection closed`)))
     client.on("notification", (message) => {
-      if (message.channel !== channel || message.payload === undefined) return
-      const at = message.payload.indexOf(separator)
-      if (at > 0) stores.dropScope(message.payload.slice(0, at), message.payload.slice(at + 1))
+      if (message.channel === listening.channel && message.payload !== undefined) listening.message(message.payload)
     })
     client.connect()
-      .then(() => client.query(`LISTEN ${channel}`))
+      .then(() => client.query(`LISTEN ${listening.channel}`))
       .then(() => {
-        if (ended) return
-        // Anything cached before this moment may have missed a notification.
-        stores.dropAll()
-        stores.state.live = true
+        if (!ended) listening.up()
       })
       .catch((error: unknown) => end(error instanceof Error ? error : new Error(String(error))))
     return Effect.sync(() => {
       ended = true
-      stores.state.live = false
-      client.removeAllListeners("notification")
-      client.end().catch(() => undefined)
+      close()
     })
   })
 
-/** Listens for the scope's lifetime, reconnecting after every break (the caches serve nothing meanwhile). */
-const listen = (url: string, stores: Stores) =>
+/**
+ * Listens on a dedicated connection (not one of the pool's) for the scope's lifetime, reconnecting after every
+ * break: 100 ms, then doubling, at most 5 s apart. Shared by the caches (below) and the event relay
+ * (src/events/Relay.ts).
+ */
+export const listen = (url: string, listening: Listening) =>
   Effect.forkScoped(
-    listenOnce(url, stores).pipe(
+    listenOnce(url, listening).pipe(
       Effect.retry(Schedule.exponential("100 millis").pipe(Schedule.union(Schedule.spaced("5 seconds")))),
       Effect.ignore
     )
   )
+
+/** The caches' side of the listener: served only while it is up, emptied whenever it goes up or down. */
+const cacheListening = (stores: Stores): Listening => ({
+  channel,
+  name: "pmm-cache-listener",
+  up: () => {
+    // Anything cached before this moment may have missed a notification.
+    stores.dropAll()
+    stores.state.live = true
+  },
+  down: () => {
+    stores.state.live = false
+    stores.dropAll()
+  },
+  message: (payload) => {
+    const at = payload.indexOf(separator)
+    if (at > 0) stores.dropScope(payload.slice(0, at), payload.slice(at + 1))
+  }
+})
 
 export class Caches extends Effect.Service<Caches>()("Caches", {
   scoped: Effect.gen(function*() {
@@ -155,7 +186,7 @@ export class Caches extends Effect.Service<Caches>()("Caches", {
       yield* afterCommit(Effect.sync(() => stores.dropScope(topic, scope)))
     })
 
-    if (Option.isSome(config.databaseUrl)) yield* listen(Redacted.value(config.databaseUrl.value), stores)
+    if (Option.isSome(config.databaseUrl)) yield* listen(Redacted.value(config.databaseUrl.value), cacheListening(stores))
 
     return { make, announce } as const
   })

@@ -8,6 +8,7 @@ import Pg from "pg"
 import { AppConfig } from "../config/AppConfig.js"
 import { migrations } from "./migrations/index.js"
 import { batchingPgConfig } from "./PgliteConnection.js"
+import { trackPool, untrackPool } from "../observability/Metrics.js"
 
 const naming = { transformResultNames: Str.snakeToCamel, transformQueryNames: Str.camelToSnake } as const
 
@@ -79,12 +80,13 @@ export const pgliteLayer = (options: PgliteOptions): Layer.Layer<PgClient.PgClie
           const db = await openPglite(options)
           // The messages of a statement reach PGlite together (src/db/PgliteConnection.ts); statements with
           // parameters are prepared once by name (PreparingClient).
-          const pool = new Pg.Pool({ ...batchingPgConfig(db), Client: PreparingClient } as unknown as Pg.PoolConfig)
+          const pool = trackPool(new Pg.Pool({ ...batchingPgConfig(db), Client: PreparingClient } as unknown as Pg.PoolConfig))
           return { db, pool }
         },
         catch: (cause) => new SqlError.SqlError({ cause, message: "Could not open the embedded database" })
       }),
       ({ db, pool }) => Effect.promise(async () => {
+        untrackPool(pool)
         await pool.end()
         await db.close()
       })
@@ -107,9 +109,9 @@ const clientOver = (db: PGlite, prepared = false) =>
     ...naming,
     acquire: Effect.acquireRelease(
       Effect.sync(() =>
-        new Pg.Pool({ ...batchingPgConfig(db), ...(prepared ? { Client: PreparingClient } : {}) } as unknown as Pg.PoolConfig)
+        trackPool(new Pg.Pool({ ...batchingPgConfig(db), ...(prepared ? { Client: PreparingClient } : {}) } as unknown as Pg.PoolConfig))
       ),
-      (pool) => Effect.promise(() => pool.end())
+      (pool) => Effect.promise(() => (untrackPool(pool), pool.end()))
     )
   })
 
@@ -209,11 +211,11 @@ export const postgresLayer = (url: Redacted.Redacted<string>, maxConnections: nu
           })
           pool.on("error", () => {})
           await pool.query("SELECT 1")
-          return pool
+          return trackPool(pool)
         },
         catch: (cause) => new SqlError.SqlError({ cause, message: "PgClient: Failed to connect" })
       }),
-      (pool) => Effect.promise(() => pool.end())
+      (pool) => Effect.promise(() => (untrackPool(pool), pool.end()))
     )
   })
 

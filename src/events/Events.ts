@@ -3,6 +3,7 @@ import { Context, Effect, Layer, Option, PubSub, Ref, Schema } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { Ids } from "../ids/Ids.js"
 import * as EventsRepo from "./EventsRepo.js"
+import * as Relay from "./Relay.js"
 import type { EventQuery, EventRow, RelatedQuery } from "./EventsRepo.js"
 
 export type { DataMatch, EventQuery, RelatedQuery } from "./EventsRepo.js"
@@ -35,6 +36,8 @@ export interface NewEvent {
 
 /**
  * In-process fan-out of committed events to live feeds (SSE streams, the TUI, the webhook dispatcher's wake-ups).
+ * On PostgreSQL it also carries the events other instances commit, relayed through LISTEN/NOTIFY
+ * (src/events/Relay.ts), at most once each.
  * It stays a `Context.Tag` whose value is the PubSub itself: it has no commands to name, its users need the PubSub
  * (`PubSub.subscribe`, `publishAll`, `Stream.fromQueue`), and an `Effect.Service` copies only a value's own fields
  * onto its instance, so it would have to wrap the PubSub in a field and change every subscriber for nothing.
@@ -103,11 +106,13 @@ export const fromRow = (row: EventRow): StoredEvent => ({
  * event through here, in the same transaction as the change.
  */
 export class Outbox extends Effect.Service<Outbox>()("Outbox", {
-  effect: Effect.gen(function*() {
+  scoped: Effect.gen(function*() {
     const repo = yield* EventsRepo.EventsRepo
     const clock = yield* ServiceClock
     const ids = yield* Ids
     const bus = yield* EventBus
+    // Other instances on the same PostgreSQL hear of this one's events, and this one of theirs.
+    const relay = yield* Relay.make({ repo, publish: (rows) => PubSub.publishAll(bus, rows.map(fromRow)) })
 
     /**
      * Writes the event (and its webhook delivery, when the partner has a URL) in the current transaction, published
@@ -128,6 +133,7 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
         onSome: (work) => Ref.update(work.events, (all) => [...all, stored]),
         onNone: () => PubSub.publish(bus, stored)
       })
+      if (relay.shared) yield* afterCommit(relay.committed(stored.seq))
       return stored
     })
 

@@ -112,7 +112,27 @@ export const make = Effect.gen(function*() {
         AND id <> ${query.excludeId} AND ${sql.or(any)}
       ORDER BY seq ASC LIMIT ${query.limit}`.pipe(Effect.flatMap(Schema.decodeUnknown(Schema.Array(EventRow))))
   }
-  return repository({ insert, list, find, related } as const)
+  /** Events by `seq` (any partner), oldest first: what the relay (src/events/Relay.ts) reads for a notification. */
+  const bySeqs = SqlSchema.findAll({
+    Request: Schema.Array(Schema.String),
+    Result: EventRow,
+    execute: (seqs) =>
+      sql`SELECT ${sql.literal(eventColumns)} FROM events WHERE seq IN ${sql.in(seqs)} ORDER BY seq ASC`
+  })
+  /** Events after `seq` (any partner), oldest first, at most `limit`: the relay's catch-up after a reconnect. */
+  const after = SqlSchema.findAll({
+    Request: Schema.Struct({ afterSeq: Schema.String, limit: Schema.Int }),
+    Result: EventRow,
+    execute: ({ afterSeq, limit }) =>
+      sql`SELECT ${sql.literal(eventColumns)} FROM events WHERE seq > ${afterSeq} ORDER BY seq ASC LIMIT ${limit}`
+  })
+  /** The highest `seq` written so far (null: no event yet). */
+  const lastSeq = SqlSchema.single({
+    Request: Schema.Void,
+    Result: Schema.Struct({ seq: Schema.NullOr(Schema.String) }),
+    execute: () => sql`SELECT max(seq)::text AS seq FROM events`
+  })
+  return repository({ insert, list, find, related, bySeqs, after, lastSeq } as const)
 })
 
 /** The repository as a service, built once per application; `make` builds a private one (tests, one-off commands). */

@@ -4,6 +4,7 @@ import { forPartner, type ServiceClockShape } from "../clock/ServiceClock.js"
 import { EventBus, transaction } from "../events/Events.js"
 import type { JobRegistry } from "./JobRegistry.js"
 import type { Job, JobsRepo } from "./JobsRepo.js"
+import { recordJobLag, recordJobOutcome } from "../observability/Metrics.js"
 
 /** Failed attempts before a job is marked FAILED and left alone. */
 export const attemptsMax = 5
@@ -40,6 +41,7 @@ export const make = ({ bus, clock, registry, repo, sql }: RunnerDeps) =>
         const failed = attempt >= attemptsMax
         const runAt = failed ? job.runAt : new Date(now.getTime() + retryDelaySeconds(attempt) * 1000)
         yield* repo.recordFailure({ job, attempt, error: error.slice(0, lastErrorMaxChars), failed, runAt, now })
+        recordJobOutcome(job.kind, failed ? "failed" : "retry")
         yield* Effect.logWarning("job failed").pipe(
           Effect.annotateLogs({ jobId: job.id, kind: job.kind, attempt, final: failed, error: error.slice(0, 500) })
         )
@@ -57,6 +59,7 @@ export const make = ({ bus, clock, registry, repo, sql }: RunnerDeps) =>
         if (registered === undefined) return yield* Effect.die(new Error(`no handler for job kind ${job.kind}`))
         const payload = yield* registered.decode(job.payload)
         return yield* forPartner(job.partnerId)(Effect.gen(function*() {
+          recordJobLag((yield* clock.now).getTime() - job.runAt.getTime())
           yield* registered.handler(payload, job)
           yield* repo.markDone(job.id, yield* clock.now)
           return true
@@ -73,7 +76,11 @@ export const make = ({ bus, clock, registry, repo, sql }: RunnerDeps) =>
         Effect.provideService(EventBus, bus),
         Effect.exit
       )
-      if (Exit.isSuccess(exit)) return exit.value
+      if (Exit.isSuccess(exit)) {
+        const job = yield* Ref.get(claimed)
+        if (exit.value && Option.isSome(job)) recordJobOutcome(job.value.kind, "done")
+        return exit.value
+      }
       if (Cause.isInterruptedOnly(exit.cause)) return yield* Effect.interrupt
       const job = yield* Ref.get(claimed)
       if (Option.isNone(job)) return yield* Effect.failCause(exit.cause)

@@ -9,6 +9,7 @@ import { CustomerForbidden } from "../api/ApiError.js"
 import type { CustomerId, PartnerId } from "../api/Ids.js"
 import { isUuid } from "../ids/Ids.js"
 import { CustomerBusy } from "./Errors.js"
+import { recordBatch } from "../observability/Metrics.js"
 
 /**
  * The one path for every change of a customer. Partner requests, sandbox controls, KYC submissions and
@@ -84,6 +85,8 @@ export class CustomerActors extends Effect.Service<CustomerActors>()("CustomerAc
     const config = yield* AppConfig
     const customers = yield* CustomersRepo.CustomersRepo
     const stats = yield* Ref.make<ActorStats>({ batches: 0, commands: 0, largestBatch: 0 })
+    /** The live actors' mailboxes, for the mailbox depth metrics (src/observability/MetricsServer.ts). */
+    const mailboxes = new Set<Queue.Queue<Job>>()
 
     /** All a batch's fiber has in its context. */
     const batchContext = Context.make(SqlClient.SqlClient, sql).pipe(Context.add(EventBus, bus))
@@ -182,6 +185,7 @@ export class CustomerActors extends Effect.Service<CustomerActors>()("CustomerAc
           commands: s.commands + jobs.length,
           largestBatch: Math.max(s.largestBatch, jobs.length)
         }))
+        recordBatch(jobs.length)
         if (jobs.length === 1) return yield* Deferred.done(jobs[0]!.reply, yield* Effect.exit(runAlone(customerId, jobs[0]!)))
         const result = yield* Effect.exit(provided(transaction(batchBody(customerId, jobs))))
         if (Exit.isSuccess(result)) {
@@ -204,7 +208,8 @@ export class CustomerActors extends Effect.Service<CustomerActors>()("CustomerAc
       lookup: (customerId: CustomerId) =>
         Effect.gen(function*() {
           const mailbox = yield* Queue.bounded<Job>(config.actorMailboxCapacity)
-          yield* Effect.addFinalizer(() => Queue.shutdown(mailbox))
+          mailboxes.add(mailbox)
+          yield* Effect.addFinalizer(() => Effect.zipRight(Effect.sync(() => mailboxes.delete(mailbox)), Queue.shutdown(mailbox)))
           // The head of the mailbox and whatever is queued behind it, up to the batch bound. Batches run with only
           // the services a command may need (a command's own requirements are provided by its author; the type of
           // `Command` has none): every statement and savepoint copies the fiber's context, so it is kept small.
@@ -260,7 +265,19 @@ export class CustomerActors extends Effect.Service<CustomerActors>()("CustomerAc
     /** Batches and commands run by actors since start (for tests and metrics). */
     const statsNow: Effect.Effect<ActorStats> = Ref.get(stats)
 
-    return { run, size, stats: statsNow } as const
+    /** Commands queued in all mailboxes and in the fullest one (for metrics). */
+    const mailboxDepths: Effect.Effect<{ readonly total: number; readonly max: number }> = Effect.sync(() => {
+      let total = 0
+      let max = 0
+      for (const mailbox of mailboxes) {
+        const depth = Math.max(0, mailbox.unsafeSize().pipe(Option.getOrElse(() => 0)))
+        total += depth
+        max = Math.max(max, depth)
+      }
+      return { total, max }
+    })
+
+    return { run, size, stats: statsNow, mailboxDepths } as const
   }),
   dependencies: [CustomersRepo.CustomersRepo.Default]
 }) {}

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Option } from "effect"
+import { Clock, Effect, Option } from "effect"
 import { enterPartner, ServiceClock } from "../clock/ServiceClock.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { base62, constantTimeEqual, sha256 } from "../crypto/Hashing.js"
@@ -10,15 +10,27 @@ import { PartnerNotApproved, Unauthorized } from "../api/ApiError.js"
 import type { Partner } from "../api/Auth.js"
 import { PartnerId } from "../api/Ids.js"
 import { Ids } from "../ids/Ids.js"
+import * as ClientAddress from "../limits/ClientAddress.js"
+import { Limits } from "../limits/Limits.js"
+import { makeExpiringSet } from "../limits/TokenBuckets.js"
 import * as PartnersRepo from "./PartnersRepo.js"
 
 export type KybStatus = Partner["kybStatus"]
+
+/**
+ * What an API key of ours looks like (`sk_sandbox_...`, `sk_live_...`, the demo key: base62 behind the prefix), with
+ * room to spare; anything else is refused without a lookup.
+ */
+const wellFormedKey = /^sk_(sandbox|live)_[A-Za-z0-9_]{16,200}$/
 
 /**
  * The cache topic of partners by API-key hash, invalidated per partner: a change of a partner's KYB status, and
  * any future revocation or rotation of its keys, must `announce` it in its transaction (src/db/Caches.ts).
  */
 export const cacheTopic = "partners.by-key"
+
+/** The advisory lock `ensureDemo` takes (an arbitrary constant, unique among the service's advisory locks). */
+const demoLockKey = 7_410_001
 
 export interface CreatedPartner {
   readonly partner: Partner
@@ -45,6 +57,7 @@ export class Partners extends Effect.Service<Partners>()("Partners", {
     const keys = yield* Keys
     const config = yield* AppConfig
     const caches = yield* Caches
+    const limits = yield* Limits
     /** Partners by API-key hash: the lookup every partner request makes (src/db/Caches.ts for invalidation). */
     const byKey = caches.make<typeof PartnersRepo.PartnerWithKeyRow.Type>(cacheTopic, { capacity: 10_000 })
     const keyPrefix = config.mode === "production" ? "sk_live_" : "sk_sandbox_"
@@ -108,15 +121,42 @@ export class Partners extends Effect.Service<Partners>()("Partners", {
         yield* Effect.forkDaemon(repo.touchKey(keyId, now).pipe(Effect.ignore))
       })
 
+    /** Key hashes this instance found unknown lately: the same wrong key again costs no lookup. */
+    const unknownKeys = makeExpiringSet({ ttlMs: 60_000, maxEntries: 10_000 })
+    const unknownKey = (address: Option.Option<string>, hex?: string) =>
+      Effect.gen(function*() {
+        if (hex !== undefined) unknownKeys.add(hex, yield* Clock.currentTimeMillis)
+        yield* limits.authFailed(address)
+        return yield* unauthorized("Unknown API key")
+      })
+
+    /**
+     * The partner of a key, cheaply for a wrong one (docs/operations.md "Limits on abuse"): a key this instance
+     * recently accepted is served from the cache whatever its address did; any other key of an address out of
+     * failed authentications is refused 429 before any lookup; a key that cannot be one of ours (format) or was
+     * found unknown within the minute is refused without a lookup; each refusal counts against the address.
+     */
+    const lookupKey = (apiKey: string) =>
+      Effect.gen(function*() {
+        const address = yield* ClientAddress.current
+        const hash = sha256(apiKey)
+        const hex = hash.toString("hex")
+        const scope = (partner: typeof PartnersRepo.PartnerWithKeyRow.Type) => partner.id
+        const cached = yield* byKey.get(hex, scope, Effect.succeedNone)
+        if (Option.isSome(cached)) return { hash, found: cached.value }
+        yield* limits.authFailuresLeft(address)
+        if (!wellFormedKey.test(apiKey)) return yield* unknownKey(address)
+        if (unknownKeys.has(hex, yield* Clock.currentTimeMillis)) return yield* unknownKey(address)
+        const found = yield* byKey.get(hex, scope, repo.findByKeyHash(hash))
+        return Option.isSome(found) ? { hash, found: found.value } : yield* unknownKey(address, hex)
+      })
+
     const authenticate = Effect.fn("Partners.authenticate")(function*(apiKey: string) {
       if (apiKey.length === 0) return yield* unauthorized("Missing API key: send it in the x-api-key header")
-      if (apiKey.length > 256) return yield* unauthorized("Unknown API key")
-      const hash = sha256(apiKey)
-      const found = yield* byKey.get(hash.toString("hex"), (partner) => partner.id, repo.findByKeyHash(hash))
-      if (Option.isNone(found) || !constantTimeEqual(Buffer.from(found.value.keyHash), hash)) {
-        return yield* unauthorized("Unknown API key")
-      }
-      const { keyHash: _, keyId, ...partner } = found.value
+      const { found, hash } = yield* lookupKey(apiKey)
+      if (!constantTimeEqual(Buffer.from(found.keyHash), hash)) return yield* unauthorized("Unknown API key")
+      const { keyHash: _, keyId, ...partner } = found
+      yield* limits.keyRequest(keyId)
       // The rest of the request reads this partner's clock (docs/sandbox.md "A clock per partner").
       yield* enterPartner(partner.id)
       yield* touch(keyId)
@@ -146,6 +186,10 @@ export class Partners extends Effect.Service<Partners>()("Partners", {
     const ensureDemo: Effect.Effect<CreatedPartner> = Effect.gen(function*() {
       const apiKey = demoApiKey(keys)
       return yield* inTransaction(Effect.gen(function*() {
+        // Instances starting together on a new database take turns (a transaction-scoped advisory lock): the first
+        // creates the demo partner, the next finds it. Without it the second insert hit `partners_one_demo` and that
+        // start failed.
+        yield* sql`SELECT pg_advisory_xact_lock(${demoLockKey})`
         const existing = yield* repo.findDemo
         if (Option.isNone(existing)) {
           return yield* insertPartner({ name: "Demo Partner", kybStatus: "APPROVED", isDemo: true }, apiKey)
@@ -193,7 +237,7 @@ export class Partners extends Effect.Service<Partners>()("Partners", {
 
     return { create, authenticate, requireApproved, setKyb, name, ensureDemo, createWithoutKey, rotateKey, listKeys, find } as const
   }),
-  dependencies: [PartnersRepo.PartnersRepo.Default, Keys.Default, Caches.Default, Outbox.Default]
+  dependencies: [PartnersRepo.PartnersRepo.Default, Keys.Default, Caches.Default, Outbox.Default, Limits.Default]
 }) {}
 
 export const layer = Partners.Default

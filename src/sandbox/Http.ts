@@ -69,18 +69,23 @@ export const SandboxHttp = HttpApiBuilder.group(Api, "sandbox", (handlers) =>
           const open = Effect.gen(function*() {
             // Subscribe before reading the backlog, then skip live events the backlog already sent.
             const subscription = yield* PubSub.subscribe(bus)
-            let lastSeq = lastEventId !== undefined && /^\d{1,19}$/.test(lastEventId) ? BigInt(lastEventId) : undefined
-            const backlog = lastSeq === undefined ? [] : yield* outbox.list({
+            const resumeAfter = lastEventId !== undefined && /^\d{1,19}$/.test(lastEventId) ? BigInt(lastEventId) : undefined
+            const backlog = resumeAfter === undefined ? [] : yield* outbox.list({
               partnerId: partner.id,
               customerId: urlParams.customerId,
               type: urlParams.type,
-              afterSeq: lastSeq.toString(),
+              afterSeq: resumeAfter.toString(),
               limit: replayMax
             })
+            // Each event once: not at or before `Last-Event-ID`, not twice (backlog and live). A live event with a
+            // lower id than one already sent still goes out: concurrent transactions, and other instances' events
+            // (src/events/Relay.ts), commit out of id order.
+            const sent = new Set<string>()
             const fresh = (event: StoredEvent) => {
-              const seq = BigInt(event.seq)
-              if (lastSeq !== undefined && seq <= lastSeq) return false
-              lastSeq = seq
+              if (resumeAfter !== undefined && BigInt(event.seq) <= resumeAfter) return false
+              if (sent.has(event.seq)) return false
+              sent.add(event.seq)
+              if (sent.size > replayMax) sent.delete(sent.values().next().value!)
               return true
             }
             return Stream.fromIterable(backlog).pipe(

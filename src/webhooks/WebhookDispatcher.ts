@@ -8,6 +8,7 @@ import * as DispatchOutcomes from "./DispatchOutcomes.js"
 import { idle, makeState } from "./DispatchState.js"
 import { WebhookSender } from "./WebhookSender.js"
 import * as WebhooksRepo from "./WebhooksRepo.js"
+import { recordWebhookAttempt } from "../observability/Metrics.js"
 
 export { concurrencyMax, perPartnerMax } from "./DispatchClaims.js"
 
@@ -42,7 +43,15 @@ export class WebhookDispatcher extends Effect.Service<WebhookDispatcher>()("Webh
     const state = makeState()
     // The writer first: on shutdown it stops after the attempts, and writes what they left queued.
     const offer = yield* DispatchOutcomes.make({ state, repo, sql, sender })
-    const startDue = yield* DispatchClaims.make({ state, repo, sql, clock, sender, offer })
+    const startDue = yield* DispatchClaims.make({
+      state,
+      repo,
+      sql,
+      clock,
+      sender,
+      // Each attempt's outcome is counted (delivered, retrying, dead, and why) as it is queued for the writer.
+      offer: (outcome) => Effect.zipRight(Effect.sync(() => recordWebhookAttempt(outcome.record)), offer(outcome))
+    })
 
     /** Until nothing due is left to start and nothing started is still in flight or unrecorded. */
     const drain: Effect.Effect<void> = Effect.gen(function*() {

@@ -58,7 +58,11 @@ export const startFuzzApp = async (options: { readonly databaseUrl?: string | un
     actorIdleMs: 60_000,
     actorsMax: 10_000,
     webhookTimeoutMs: 10_000,
-    consolePasswordCost: 10
+    consolePasswordCost: 10,
+    // As the CI fuzz: every hostile key and sign-in from one address is answered on its merits, not limited (the
+    // limits on abuse have their own tests: test/limits.*.test.ts).
+    authFailuresBurst: 0,
+    signInFailuresBurst: 0
   }
   const ids = options.seed === undefined ? Ids.layer : Ids.layerSeeded(options.seed)
   const layer = ServerLayer.pipe(

@@ -209,7 +209,7 @@ export const runFuzz = async (app: TestApp, options: FuzzOptions): Promise<FuzzR
   let consoleStale = false
   const exchange = async (given: FuzzRequest, replay = false) => {
     const authorization = given.headers.authorization
-    if (given.path.includes("/sandbox/clock/advance")) consoleStale = true
+    if (/\/sandbox\/(console\/)?clock\/advance/.test(given.path)) consoleStale = true
     const req: FuzzRequest = typeof authorization === "string"
       ? { ...given, headers: { ...given.headers, authorization: withConsoleTokens(world, authorization) } }
       : given

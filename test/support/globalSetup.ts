@@ -33,12 +33,15 @@ const buildBundles = async () => {
   NodeFs.mkdirSync(NodePath.join(root, ".tmp"), { recursive: true })
   const dir = NodeFs.mkdtempSync(NodePath.join(root, ".tmp", "test-build-"))
   // @ts-expect-error esbuild.config.mjs is plain JavaScript without declarations
-  const config: { build: (target: string, entryPoint: string) => Promise<void> } = await import("../../esbuild.config.mjs")
+  const config: { build: (target: string, entryPoint: string) => Promise<void>; buildConsole: (outdir: string) => Promise<unknown> } = await import("../../esbuild.config.mjs")
   await Promise.all([
     config.build(NodePath.join(dir, "main.js"), "src/main.ts"),
     config.build(NodePath.join(dir, "listen.js"), "src/cli/listen.ts"),
     config.build(NodePath.join(dir, "trigger.js"), "src/cli/trigger.ts"),
-    config.build(NodePath.join(dir, "main.tsx.js"), "src/tui/main.tsx")
+    config.build(NodePath.join(dir, "main.tsx.js"), "src/tui/main.tsx"),
+    // The web console beside the service's bundle, where a spawned `serve` reads it (src/console/web/Serve.ts); a
+    // server run in the test process builds it in memory instead.
+    config.buildConsole(NodePath.join(dir, "console"))
   ])
   return { dir, remove: () => NodeFs.rmSync(dir, { recursive: true, force: true }) }
 }
