@@ -146,6 +146,18 @@ describeProcess("the console in production mode, as processes", () => {
     expect(early.body.message).toMatch(/^Your partner account is not yet approved/)
     expect((await call(base, "GET", "/partner/api-keys", { token })).body).toEqual({ success: true, data: [] })
     expect((await call(base, "POST", "/sandbox/console/kyb-decision", { token, body: { decision: "APPROVED" } })).status).toBe(404)
+    expect((await call(base, "GET", "/sandbox/console/clock", { token })).status).toBe(404)
+    // The web console from the built bundle's console/ directory: the production page (no sandbox extras), its
+    // script, under the page's policy.
+    const origin = base.replace(/\/api\/v1$/, "")
+    const page = await fetch(`${origin}/console`)
+    expect(page.status).toBe(200)
+    expect(page.headers.get("content-security-policy")).toContain("script-src 'self'")
+    expect(await page.text()).toContain(`<meta name="pmm-mode" content="production">`)
+    const script = await fetch(`${origin}/console/app.js`)
+    expect(script.status).toBe(200)
+    expect(script.headers.get("content-type")).toMatch(/javascript/)
+    expect((await script.arrayBuffer()).byteLength).toBeGreaterThan(10_000)
 
     // the operator command refuses a rejection without a reason, and changes nothing
     const noReason = await runCommand(["partner-kyb", email, "reject"], env)
