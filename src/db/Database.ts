@@ -7,6 +7,7 @@ import * as NodeFs from "node:fs"
 import Pg from "pg"
 import { AppConfig } from "../config/AppConfig.js"
 import { migrations } from "./migrations/index.js"
+import { type PgliteMaintenance, withMaintenance } from "./Maintenance.js"
 import { batchingPgConfig } from "./PgliteConnection.js"
 import { trackPool, untrackPool } from "../observability/Metrics.js"
 
@@ -68,9 +69,13 @@ const collectInitdbGarbage = () => {
 /**
  * PGlite behind a node-postgres pool, so that the service talks to it through the same `PgClient` (and the same
  * SQL) as to PostgreSQL. PGlite serves one connection: the pool size is 1 and transactions queue. The connection
- * hands PGlite each statement's messages in one call (src/db/PgliteConnection.ts).
+ * hands PGlite each statement's messages in one call (src/db/PgliteConnection.ts). PGlite has no autovacuum: the
+ * maintenance daemon of src/db/Maintenance.ts analyses and vacuums the tables that need it, on that connection.
  */
-export const pgliteLayer = (options: PgliteOptions): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, SqlError.SqlError> =>
+export const pgliteLayer = (options: PgliteOptions): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient | PgliteMaintenance, SqlError.SqlError> =>
+  withMaintenance(pglitePool(options))
+
+const pglitePool = (options: PgliteOptions) =>
   PgClient.layerFromPool({
     ...naming,
     acquire: Effect.acquireRelease(

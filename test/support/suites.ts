@@ -93,6 +93,7 @@ export const pgliteOnlySuites: Readonly<Record<string, string>> = {
   "test/console.passwords.test.ts": "rules: password hashing, new-password and webhook-secret rules, configuration; it names DATABASE_URL only as a configuration value (production needs one to reach the ENCRYPTION_KEY check) and opens no database",
   "test/db.pglite-connection.test.ts": "tests the batching PGlite connection against PGlite's own, on PGlites it creates",
   "test/db.template-pool.test.ts": "tests the pool of PGlite databases (src/db/TemplatePool.ts) on PGlites it creates",
+  "test/db.maintenance.test.ts": "the embedded database's maintenance daemon (PGlite has no autovacuum; PostgreSQL runs its own), on a PGlite of its own",
   "test/foundation.process.test.ts": "the default deployment (PGlite in DATA_DIR): skipped when TEST_DATABASE_URL is set",
   "test/limits.http.test.ts": "the limits on abuse live in memory, whatever the database; the key lookup they guard runs on both databases in foundation.http",
   "test/globalsend.rules.test.ts": "rules: corridors, fees, the beneficiary form, refusals; the SQL of global sends runs on both databases in globalsend.http",
