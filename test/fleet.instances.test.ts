@@ -172,7 +172,9 @@ describe.skipIf(pgServerUrl === undefined)("two instances on one PostgreSQL", ()
     const events = await openStream(b, apiKey, "/sandbox/events/stream")
     const admin = new Pg.Client({ connectionString: databaseUrl })
     await admin.connect()
-    const cut = await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'pmm-event-relay'")
+    const cut = await admin.query(
+      // This database's relay listeners only: suites beside this one run services (and their relays) on the cluster.
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'pmm-event-relay' AND datname = current_database()")
     await admin.end()
     expect(cut.rowCount).toBe(2)
     // Committed while the listeners reconnect (100 ms at least): the notification or the catch-up brings it.
