@@ -32,6 +32,7 @@ import { answerClientError } from "./http/ClientErrors.js"
 import { makeHttpMiddleware, routeTable } from "./http/Middleware.js"
 import { makeClientLimits } from "./http/RateLimits.js"
 import * as Observability from "./observability/Observability.js"
+import * as Workers from "./process/Workers.js"
 import { CursorsLayer } from "./api/Pagination.js"
 import { scalarConfiguration } from "./api/Docs.js"
 import * as Ids from "./ids/Ids.js"
@@ -222,6 +223,8 @@ export const baseUrlOf = (address: HttpServer.Address) =>
 /** Prints where the service listens and, in sandbox mode, the demo partner's API key. */
 export const Banner = Layer.effectDiscard(Effect.gen(function*() {
   const config = yield* AppConfig
+  // With WORKERS > 1 every worker serves the same address: the first one says so, once.
+  if (Workers.workerNumber() !== 1) return
   const server = yield* HttpServer.HttpServer
   const baseUrl = baseUrlOf(server.address)
   const lines = [
@@ -234,6 +237,7 @@ export const Banner = Layer.effectDiscard(Effect.gen(function*() {
     ? "simulated (bank, chain, identity, exchange, payout)" + (config.mode === "production" ? " — SIMULATED_RAILS=true: no real money moves" : "")
     : "none configured: bank, chain, identity, exchange and payout routes answer 503 <RAIL>_RAIL_UNAVAILABLE"
   lines.push(`  Rails:     ${rails}; payout partners serve corridors, Tier 3 enrolment and global-send payouts`)
+  if ((config.workers ?? 1) > 1) lines.push(`  Workers:   ${config.workers} processes sharing the port (WORKERS)`)
   if (config.mode === "sandbox") {
     const partners = yield* Partners.Partners
     const demo = yield* partners.ensureDemo

@@ -23,6 +23,7 @@ import { transaction } from "./events/Events.js"
 import * as AppConfig from "./config/AppConfig.js"
 import * as Database from "./db/Database.js"
 import { checkLedger } from "./ledger/LedgerCheck.js"
+import * as Workers from "./process/Workers.js"
 import { runScenarioCommand, scenarioCommandConfig } from "./scenario/Runner.js"
 
 /**
@@ -73,9 +74,23 @@ const announcedDatabase = Layer.unwrapEffect(Effect.gen(function*() {
   )
 }))
 
+/** The service in this process, or, with WORKERS > 1, the primary that runs it in that many (src/process/Workers.ts). */
+const serveHere = exitOnKeyMismatch(Layer.launch(Banner.pipe(Layer.provideMerge(ServerLayer), Layer.provideMerge(makeServicesLayer(announcedDatabase)))))
+
 const serve = Command.make("serve", {}, () =>
   withConfig(
-    exitOnKeyMismatch(Layer.launch(Banner.pipe(Layer.provideMerge(ServerLayer), Layer.provideMerge(makeServicesLayer(announcedDatabase))))),
+    Effect.flatMap(AppConfig.AppConfig, (config) => {
+      const workers = config.workers ?? 1
+      if (workers === 1 || Workers.isWorker()) return serveHere
+      // The primary supervises until every worker has stopped (a signal waits for them: uninterruptible).
+      return Effect.zipRight(
+        phase(`starting ${workers} worker processes on one port (WORKERS=${workers})…`),
+        Effect.flatMap(
+          Effect.uninterruptible(Effect.promise(() => Workers.supervise(workers, (line) => void process.stderr.write(`${line}\n`)))),
+          (code) => Effect.sync(() => process.exit(code))
+        )
+      )
+    }),
     serverLogger
   )).pipe(Command.withDescription(serveHelp.summary))
 

@@ -262,6 +262,37 @@ describe.skipIf(pgServerUrl === undefined)("two instances on one PostgreSQL", ()
     }
   })
 
+  it("WORKERS=2: one instance as two processes on one port — one banner, both serving, money exact, stopped together", async () => {
+    const relays = async () => {
+      const admin = new Pg.Client({ connectionString: databaseUrl })
+      await admin.connect()
+      try {
+        const rows = await admin.query(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'pmm-event-relay' AND datname = current_database()")
+        return rows.rows[0].n as number
+      } finally {
+        await admin.end()
+      }
+    }
+    const before = await relays()
+    const workers = await startServer({ ...environment(keyA), WORKERS: "2" })
+    try {
+      expect(workers.stdout().match(/listening/g)).toHaveLength(1)
+      expect(workers.stdout()).toContain("Workers:   2 processes sharing the port (WORKERS)")
+      // Each worker is a whole instance: its own relay listener on the database.
+      await eventually(async () => ((await relays()) === before + 2 ? true : undefined), "both workers' relay listeners", 10_000)
+      // Connections are handed to the workers in turn: withdrawals split over both never overdraw.
+      const customerId = await fundedCustomer(2_200)
+      const replies = await Promise.all(Array.from({ length: 8 }, (_, i) =>
+        call(workers.baseUrl, apiKey, "POST", `/partner/v1/customers/${customerId}/withdraw`, { amount: 500, reference: `workers-${i}` })))
+      expect(replies.filter((reply) => reply.status === 201)).toHaveLength(4)
+      expect(await kesBalance(workers.baseUrl, customerId)).toBe(200)
+    } finally {
+      expect((await stopServer(workers)).code).toBe(0)
+    }
+    await eventually(async () => ((await relays()) === before ? true : undefined), "the workers' listeners gone", 10_000)
+  })
+
   it("an instance started with another key is refused at start (exit 78)", () => {
     expect(otherKeyRefusal).toContain("serve exited (code 78")
     expect(otherKeyRefusal).toMatch(/ENCRYPTION_KEY: this database's data was sealed with another key/)

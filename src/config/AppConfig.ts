@@ -86,6 +86,11 @@ export interface AppConfigShape {
    * METRICS_PORT: the Prometheus text endpoint (`GET /metrics`) on a port of its own, never the partner API's;
    * unset: no endpoint (docs/observability.md). 0 picks a free port.
    */
+  /**
+   * WORKERS: processes `serve` runs on one machine, sharing the listening port (node:cluster), 1 to 32; 1 when absent.
+   * More than one needs DATABASE_URL (the embedded database serves one process). src/process/Workers.ts.
+   */
+  readonly workers?: number | undefined
   readonly metricsPort?: number | undefined
   /** METRICS_HOST: the interface the metrics endpoint listens on; 127.0.0.1 when absent. */
   readonly metricsHost?: string | undefined
@@ -258,6 +263,7 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
     (url) => Option.isNone(url) || /^postgres(ql)?:\/\//.test(Redacted.value(url.value))
   ),
   databasePoolSize: positive("DATABASE_POOL_SIZE", 10),
+  workers: checked("WORKERS", Config.integer("WORKERS").pipe(Config.withDefault(1)), "must be an integer from 1 to 32", (n) => n >= 1 && n <= 32),
   pgliteSharedBuffers,
   mode: Config.literal("sandbox", "production")("SERVICE_MODE").pipe(Config.withDefault("sandbox" as const)),
   encryptionKey: checked(
@@ -312,6 +318,10 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
     })
   )
 }).pipe(
+  Config.mapOrFail((c) =>
+    (c.workers ?? 1) > 1 && Option.isNone(c.databaseUrl)
+      ? Either.left(invalid("WORKERS", "more than 1 needs DATABASE_URL: the embedded database serves one process"))
+      : Either.right(c)),
   Config.validate({
     message: "SERVICE_MODE=production requires DATABASE_URL (the embedded database does not fsync)",
     validation: (c) => c.mode !== "production" || Option.isSome(c.databaseUrl)

@@ -90,6 +90,7 @@ export const databaseSuites: ReadonlyArray<string> = [
 export const pgliteOnlySuites: Readonly<Record<string, string>> = {
   "test/client.package.test.ts": "a tool: the partner client package (client/) — generation, the journey, the webhook verifier, npm pack — against a running sandbox",
   "test/clock.fixed.test.ts": "its clock runs over a PGlite of its own (pgliteLayer), whatever TEST_DATABASE_URL says",
+  "test/process.workers.test.ts": "configuration: WORKERS and its need of DATABASE_URL, named only as configuration values; it opens no database (the processes are checked in fleet.instances)",
   "test/console.passwords.test.ts": "rules: password hashing, new-password and webhook-secret rules, configuration; it names DATABASE_URL only as a configuration value (production needs one to reach the ENCRYPTION_KEY check) and opens no database",
   "test/db.pglite-connection.test.ts": "tests the batching PGlite connection against PGlite's own, on PGlites it creates",
   "test/db.template-pool.test.ts": "tests the pool of PGlite databases (src/db/TemplatePool.ts) on PGlites it creates",
