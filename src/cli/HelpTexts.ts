@@ -153,6 +153,7 @@ export const serveHelp: CommandHelp = {
     { name: "PORT, HOST", description: "where it listens (8080, 127.0.0.1)" },
     { name: "DATA_DIR", description: "the embedded database and sandbox key material (./data; :memory: for a throwaway one)" },
     { name: "DATABASE_URL", description: "postgres://...: PostgreSQL instead of the embedded database" },
+    { name: "WORKERS", description: "processes sharing the port (1; more than 1 needs DATABASE_URL)" },
     { name: "SERVICE_MODE", description: "sandbox (default) or production" },
     { name: "LOG_LEVEL", description: "info by default; one logfmt line per request on stdout" }
   ],
