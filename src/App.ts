@@ -32,7 +32,6 @@ import { answerClientError } from "./http/ClientErrors.js"
 import { makeHttpMiddleware, routeTable } from "./http/Middleware.js"
 import { makeClientLimits } from "./http/RateLimits.js"
 import * as Observability from "./observability/Observability.js"
-import * as Workers from "./process/Workers.js"
 import { CursorsLayer } from "./api/Pagination.js"
 import { scalarConfiguration } from "./api/Docs.js"
 import * as Ids from "./ids/Ids.js"
@@ -224,7 +223,7 @@ export const baseUrlOf = (address: HttpServer.Address) =>
 export const Banner = Layer.effectDiscard(Effect.gen(function*() {
   const config = yield* AppConfig
   // With WORKERS > 1 every worker serves the same address: the first one says so, once.
-  if (Workers.workerNumber() !== 1) return
+  if ((config.workerNumber ?? 1) !== 1) return
   const server = yield* HttpServer.HttpServer
   const baseUrl = baseUrlOf(server.address)
   const lines = [

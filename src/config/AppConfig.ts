@@ -91,6 +91,11 @@ export interface AppConfigShape {
    * More than one needs DATABASE_URL (the embedded database serves one process). src/process/Workers.ts.
    */
   readonly workers?: number | undefined
+  /**
+   * This process's number among the workers of `serve` (1, 2, ...), set by the primary for each worker it starts
+   * (PMM_WORKER_NUMBER, src/process/Workers.ts); 1 for a process that is not a worker.
+   */
+  readonly workerNumber?: number | undefined
   readonly metricsPort?: number | undefined
   /** METRICS_HOST: the interface the metrics endpoint listens on; 127.0.0.1 when absent. */
   readonly metricsHost?: string | undefined
@@ -263,6 +268,7 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
     (url) => Option.isNone(url) || /^postgres(ql)?:\/\//.test(Redacted.value(url.value))
   ),
   databasePoolSize: positive("DATABASE_POOL_SIZE", 10),
+  workerNumber: positive("PMM_WORKER_NUMBER", 1),
   workers: checked("WORKERS", Config.integer("WORKERS").pipe(Config.withDefault(1)), "must be an integer from 1 to 32", (n) => n >= 1 && n <= 32),
   pgliteSharedBuffers,
   mode: Config.literal("sandbox", "production")("SERVICE_MODE").pipe(Config.withDefault("sandbox" as const)),

@@ -113,9 +113,8 @@ export class PgliteMaintenance extends Effect.Service<PgliteMaintenance>()("Pgli
       yield* Effect.forEach(due, ({ table, work }) =>
         Effect.gen(function*() {
           const name = `${quoteIdent(table.schema)}.${quoteIdent(table.table)}`
-          const started = Date.now()
-          yield* sql.unsafe(work === "vacuum" ? `VACUUM (ANALYZE) ${name}` : `ANALYZE ${name}`)
-          done.push({ table: table.table, work, ms: Date.now() - started })
+          const [took] = yield* Effect.timed(sql.unsafe(work === "vacuum" ? `VACUUM (ANALYZE) ${name}` : `ANALYZE ${name}`))
+          done.push({ table: table.table, work, ms: Math.round(Duration.toMillis(took)) })
         }), { discard: true }).pipe(Effect.ensuring(Effect.ignore(sql.unsafe("RESET default_statistics_target"))))
       yield* Effect.logDebug(`embedded database maintenance: ${done.map((d) => `${d.work} ${d.table} ${d.ms} ms`).join(", ")}`)
       return done

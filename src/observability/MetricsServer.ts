@@ -4,7 +4,6 @@ import * as NodeHttp from "node:http"
 import type { AddressInfo } from "node:net"
 import { AppConfig } from "../config/AppConfig.js"
 import { CustomerActors } from "../ledger/CustomerActors.js"
-import * as Workers from "../process/Workers.js"
 import * as Metrics from "./Metrics.js"
 import * as Prometheus from "./Prometheus.js"
 
@@ -79,7 +78,7 @@ export const layer = Layer.scoped(
         server.once("error", (error) => resume(Effect.fail(error)))
         // With WORKERS > 1 each worker has its own port (METRICS_PORT + its number - 1), listened to on its own
         // (`exclusive`: not shared through the cluster's primary, so a scrape reads one process's metrics).
-        const port = config.metricsPort === 0 ? 0 : config.metricsPort! + Workers.workerNumber() - 1
+        const port = config.metricsPort === 0 ? 0 : config.metricsPort! + (config.workerNumber ?? 1) - 1
         server.listen({ port, host, exclusive: true }, () => resume(Effect.void))
       }),
       () => Effect.async<void>((resume) => {

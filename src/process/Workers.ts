@@ -18,8 +18,8 @@ const cluster = NodeCluster.default
 /** Whether this process is a worker of `serve` (it serves; the primary only supervises). */
 export const isWorker = (): boolean => cluster.isWorker
 
-/** 1 for the first worker, 2 for the second, ...; 1 for a process that is not a worker. */
-export const workerNumber = (): number => Number(process.env.PMM_WORKER_NUMBER ?? "1")
+/** The variable the primary gives each worker its number in (read as `AppConfig.workerNumber`). */
+export const workerNumberVariable = "PMM_WORKER_NUMBER"
 
 /** Runs the primary until every worker has stopped; resolves with the exit code for the primary. */
 export const supervise = (count: number, log: (line: string) => void): Promise<number> =>
@@ -28,7 +28,7 @@ export const supervise = (count: number, log: (line: string) => void): Promise<n
     let code = 0
     const alive = new Map<number, number>() // cluster worker id -> worker number
     const start = (number: number) => {
-      const worker = cluster.fork({ PMM_WORKER_NUMBER: String(number) })
+      const worker = cluster.fork({ [workerNumberVariable]: String(number) })
       alive.set(worker.id, number)
     }
     const stopAll = (signal: NodeJS.Signals) => {
