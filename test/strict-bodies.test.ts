@@ -1,5 +1,5 @@
 import { HttpApi } from "@effect/platform"
-import { Either, Option, ParseResult, Schema } from "effect"
+import { Either, FastCheck, Option, ParseResult, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Api } from "../src/Api.js"
 import { closest, unknownFieldMessage } from "../src/api/UnknownFields.js"
@@ -171,5 +171,38 @@ describe("the wording", () => {
     expect(closest("Amount", ["amount", "reference"])).toBe("amount")
     expect(closest("colour", ["amount", "reference"])).toBeUndefined()
     expect(unknownFieldMessage("x", [], "query")).toBe("is not a query parameter of this route (it takes none)")
+  })
+
+  it("bounds the distance by the limit, and agrees with the full distance (random keys, and a 200,000-character one)", () => {
+    // The textbook table (optimal string alignment), the oracle for the bounded search in src/api/UnknownFields.ts.
+    const full = (a: string, b: string): number => {
+      const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)))
+      for (let i = 1; i <= a.length; i++) {
+        for (let j = 1; j <= b.length; j++) {
+          d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+          if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1)
+        }
+      }
+      return d[a.length]![b.length]!
+    }
+    const oracle = (key: string, known: ReadonlyArray<string>) => {
+      const limit = Math.max(2, Math.floor(key.length / 3))
+      let best: { name: string; distance: number } | undefined
+      for (const name of known) {
+        const found = full(key.toLowerCase(), name.toLowerCase())
+        if (best === undefined || found < best.distance) best = { name, distance: found }
+      }
+      return best !== undefined && best.distance <= limit ? best.name : undefined
+    }
+    const word = FastCheck.string({ unit: FastCheck.constantFrom("a", "b", "c", "A", "d"), maxLength: 12 })
+    FastCheck.assert(
+      FastCheck.property(word, FastCheck.array(word, { maxLength: 5 }), (key, known) => {
+        expect(closest(key, known)).toBe(oracle(key, known))
+      }),
+      { numRuns: 2_000 }
+    )
+    // A key far longer than every known name is no typo of one: refused by the lengths alone.
+    expect(closest("a".repeat(200_000), ["amount", "reference"])).toBeUndefined()
+    expect(closest("referenceeee", ["amount", "reference"])).toBe("reference")
   })
 })

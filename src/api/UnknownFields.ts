@@ -12,26 +12,46 @@ import { Option, ParseResult, SchemaAST as AST } from "effect"
  */
 export type Strict = "body" | "query" | undefined
 
+/**
+ * The optimal-string-alignment (restricted Damerau-Levenshtein) distance of `a` and `b`, or `limit + 1` as soon as
+ * it is known to exceed `limit`: the length difference alone rules most pairs out, and a row whose every cell is
+ * over the limit ends the search. Three rows of `b.length + 1` numbers; a request's key is the partner's input, of
+ * any length, so its cost is bounded by `limit` and the known name, never by the key alone. A transposition reaches
+ * back two rows, so the search ends after two rows in a row over the limit.
+ */
+const distanceWithin = (a: string, b: string, limit: number): number => {
+  if (Math.abs(a.length - b.length) > limit) return limit + 1
+  let older = new Array<number>(b.length + 1).fill(0)
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
+  let current = new Array<number>(b.length + 1).fill(0)
+  let previousMin = 0
+  for (let i = 1; i <= a.length; i++) {
+    current[0] = i
+    let rowMin = i
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1
+      let d = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost)
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, older[j - 2]! + 1)
+      current[j] = d
+      if (d < rowMin) rowMin = d
+    }
+    if (rowMin > limit && previousMin > limit) return limit + 1
+    previousMin = rowMin
+    ;[older, previous, current] = [previous, current, older]
+  }
+  return previous[b.length]!
+}
+
 /** The known name closest to `key`, when it is close enough to be a likely typo (Damerau-Levenshtein distance, case ignored). */
 export const closest = (key: string, known: ReadonlyArray<string>): string | undefined => {
-  const distance = (a: string, b: string): number => {
-    const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)))
-    for (let i = 1; i <= a.length; i++) {
-      for (let j = 1; j <= b.length; j++) {
-        const cost = a[i - 1] === b[j - 1] ? 0 : 1
-        d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost)
-        if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1)
-      }
-    }
-    return d[a.length]![b.length]!
-  }
+  const limit = Math.max(2, Math.floor(key.length / 3))
+  const lower = key.toLowerCase()
   let best: { name: string; distance: number } | undefined
   for (const name of known) {
-    const found = distance(key.toLowerCase(), name.toLowerCase())
-    if (best === undefined || found < best.distance) best = { name, distance: found }
+    const found = distanceWithin(lower, name.toLowerCase(), limit)
+    if (found <= limit && (best === undefined || found < best.distance)) best = { name, distance: found }
   }
-  if (best === undefined) return undefined
-  return best.distance <= Math.max(2, Math.floor(key.length / 3)) ? best.name : undefined
+  return best?.name
 }
 
 /** Known names listed after "its fields:", at most this many. */
