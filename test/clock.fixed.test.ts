@@ -2,12 +2,16 @@ import { Deferred, Effect, Fiber, Layer } from "effect"
 import { describe, expect, it } from "vitest"
 import * as ServiceClock from "../src/clock/ServiceClock.js"
 import { MigrationsLayer, pgliteLayer } from "../src/db/Database.js"
+import { pgliteTemplate } from "./support/TestApp.js"
 
 const startAt = new Date("2030-01-01T00:00:00.000Z")
 
-/** The fixed clock over a fresh in-memory database with the service_clock row. */
+/** The fixed clock over a fresh in-memory database (a copy of the run's migrated template) with the service_clock row. */
 const fixedClock = (start: Date) =>
-  ServiceClock.layerFixed(start).pipe(Layer.provide(MigrationsLayer.pipe(Layer.provideMerge(pgliteLayer({})))), Layer.orDie)
+  ServiceClock.layerFixed(start).pipe(
+    Layer.provide(MigrationsLayer.pipe(Layer.provideMerge(pgliteLayer({ loadDataDir: pgliteTemplate() })))),
+    Layer.orDie
+  )
 
 const run = <A>(effect: Effect.Effect<A, never, ServiceClock.ServiceClock>, start = startAt) =>
   Effect.runPromise(Effect.scoped(effect.pipe(Effect.provide(fixedClock(start)))))

@@ -1,9 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, ManagedRuntime } from "effect"
-import * as NodeFs from "node:fs"
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { pgliteLayer } from "../src/db/Database.js"
 import { dueWork, PgliteMaintenance, type TableActivity } from "../src/db/Maintenance.js"
+import { pgliteTemplate } from "./support/TestApp.js"
 
 /**
  * The embedded database's maintenance (src/db/Maintenance.ts): PGlite has no autovacuum, so the service analyses and
@@ -51,7 +51,7 @@ describe("the maintenance service on PGlite", () => {
        FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid WHERE s.relname = '${name}'`))[0]!
 
   beforeAll(async () => {
-    const template = new Blob([NodeFs.readFileSync(inject("pgliteTemplate"))])
+    const template = pgliteTemplate()
     runtime = ManagedRuntime.make(pgliteLayer({ loadDataDir: template }) as Layer.Layer<PgliteMaintenance | SqlClient.SqlClient, unknown>)
     await query("CREATE TABLE maintenance_probe (id int PRIMARY KEY, v int NOT NULL)")
     await query("CREATE TABLE maintenance_idle (id int PRIMARY KEY)")

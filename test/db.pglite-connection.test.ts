@@ -4,6 +4,7 @@ import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { PreparingClient } from "../src/db/Database.js"
 import { BatchingPgliteConnection, batchingPgConfig } from "../src/db/PgliteConnection.js"
+import { pgliteTemplate } from "./support/TestApp.js"
 
 /**
  * The batching PGlite connection (src/db/PgliteConnection.ts) answers exactly as PGlite's stock node-postgres
@@ -17,7 +18,7 @@ let batching: Record<"unnamed" | "prepared", Pg.Pool>
 let stock: Pg.Pool
 
 beforeAll(async () => {
-  db = await PGlite.create()
+  db = await PGlite.create({ loadDataDir: pgliteTemplate() })
   await db.exec(`
     CREATE TABLE items (id integer PRIMARY KEY, name text NOT NULL CHECK (length(name) > 0), ref uuid);
     INSERT INTO items VALUES (1, 'one', NULL);
@@ -183,7 +184,7 @@ describe.each(["unnamed", "prepared"] as const)("the batching PGlite connection 
 
 describe("prepared statements on PGlite (PreparingClient)", () => {
   it("parses a statement once: its next run sends bind, execute and sync only", async () => {
-    const local = await PGlite.create()
+    const local = await PGlite.create({ loadDataDir: pgliteTemplate() })
     const connection = new BatchingPgliteConnection(local)
     const sent: Array<string> = []
     const original = local.execProtocolStream.bind(local)
@@ -206,7 +207,7 @@ describe("prepared statements on PGlite (PreparingClient)", () => {
   })
 
   it("a table changed under a prepared SELECT * is answered by the text unnamed (SQLSTATE 0A000 is not an error)", async () => {
-    const local = await PGlite.create()
+    const local = await PGlite.create({ loadDataDir: pgliteTemplate() })
     const pool = new Pg.Pool({ ...batchingPgConfig(local), Client: PreparingClient } as unknown as Pg.PoolConfig)
     try {
       await pool.query("CREATE TABLE shape (a integer)")

@@ -4,6 +4,7 @@ import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { PreparingClient } from "../src/db/Database.js"
 import { batchingPgConfig } from "../src/db/PgliteConnection.js"
+import { pgliteTemplate } from "./support/TestApp.js"
 
 /**
  * `PreparingClient` prepares statements with parameters by name, through node-postgres' public API only (pg-pool's
@@ -30,7 +31,7 @@ beforeAll(async () => {
     ours = new Pg.Pool({ connectionString: serverUrl, max: 1, Client: PreparingClient as unknown as typeof Pg.Client })
     stock = new Pg.Pool({ connectionString: serverUrl, max: 1 })
   } else {
-    const db = await PGlite.create()
+    const db = await PGlite.create({ loadDataDir: pgliteTemplate() })
     pglite = db
     ours = new Pg.Pool({ ...batchingPgConfig(db), Client: PreparingClient } as unknown as Pg.PoolConfig)
     stock = new Pg.Pool(createPgConfig(db) as unknown as Pg.PoolConfig)

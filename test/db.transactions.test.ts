@@ -2,6 +2,7 @@ import { SqlClient, type SqlError } from "@effect/sql"
 import { Effect, Either, ManagedRuntime, Redacted, Tracer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Database from "../src/db/Database.js"
+import { pgliteTemplate } from "./support/TestApp.js"
 
 /**
  * Transactions through the service's database layers (src/db/Database.ts: @effect/sql-pg over our pools), on the
@@ -12,7 +13,9 @@ import * as Database from "../src/db/Database.js"
 const serverUrl = process.env.TEST_DATABASE_URL
 const table = `transaction_items_${process.pid}_${Date.now().toString(36)}`
 
-const layer = serverUrl !== undefined ? Database.postgresLayer(Redacted.make(serverUrl), 2) : Database.pgliteLayer({})
+const layer = serverUrl !== undefined
+  ? Database.postgresLayer(Redacted.make(serverUrl), 2)
+  : Database.pgliteLayer({ loadDataDir: pgliteTemplate() })
 let runtime: { run: <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>) => Promise<A>; close: () => Promise<void> }
 
 beforeAll(async () => {

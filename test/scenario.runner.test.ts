@@ -5,7 +5,7 @@ import * as NodePath from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { runScenarios, type RunOptions } from "../src/scenario/Runner.js"
 import { serviceCommand } from "./support/ServerProcess.js"
-import { startTestApp, testConfig, type TestApp } from "./support/TestApp.js"
+import { pgliteTemplate, startTestApp, testConfig, type TestApp } from "./support/TestApp.js"
 
 const fixture = (name: string) => `test/fixtures/scenarios/${name}`
 
@@ -165,7 +165,15 @@ describe("scenario command (in-process service)", () => {
 
   it("replays the same ids, clock offsets and timestamps from the same seed, each scenario on its own service", async () => {
     const lines: Array<string> = []
-    const options = { url: undefined, concurrency: 2, reporter: "console" as const, config: testConfig(), write: (t: string) => lines.push(t), color: false }
+    const options = {
+      url: undefined,
+      concurrency: 2,
+      reporter: "console" as const,
+      config: testConfig(),
+      write: (t: string) => lines.push(t),
+      color: false,
+      template: pgliteTemplate()
+    }
     // three copies of one file with one seed, two at a time: in-process, each gets a fresh service seeded alike; the
     // first two a new database each, the third one of theirs put back into the template's state (Target.ts)
     const dir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "seeded-"))

@@ -28,6 +28,8 @@ export interface RunOptions {
   readonly config: AppConfigShape
   readonly write: (text: string) => void
   readonly color: boolean
+  /** In-process: the migrated database to copy for each scenario (a PGlite data-dir tarball); made here when absent. */
+  readonly template?: Blob | undefined
 }
 
 export interface RunSummary {
@@ -115,7 +117,7 @@ export const runScenarios = async (options: RunOptions): Promise<RunSummary> => 
       await Effect.runPromise(Effect.forEach(scenarios.filter((s) => !advancesClock(s.steps)), run, { concurrency: options.concurrency, discard: true }))
       await Effect.runPromise(Effect.forEach(scenarios.filter((s) => advancesClock(s.steps)), run, { discard: true }))
     } else {
-      const databases = makeDatabasePool(await makeTemplate())
+      const databases = makeDatabasePool(options.template ?? await makeTemplate())
       const config = { ...options.config, logLevel: LogLevel.Error }
       const run = (scenario: Scenario) =>
         Effect.promise(async () => {

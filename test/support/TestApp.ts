@@ -50,14 +50,17 @@ export const testDatabaseLayer = async (): Promise<{ layer: DatabaseLayer; url?:
   }
 }
 
+let template: Blob | undefined
+/**
+ * The run's migrated PGlite template (test/support/globalSetup.ts) as a data-dir tarball: `PGlite.create({
+ * loadDataDir })` or `pgliteLayer({ loadDataDir })` opens a copy in a fraction of what an initdb costs (about 2 s of
+ * CPU, and the migrations after it). A suite that needs a PGlite of its own, even one without the service's tables,
+ * starts from it.
+ */
+export const pgliteTemplate = (): Blob => (template ??= new Blob([NodeFs.readFileSync(inject("pgliteTemplate"))]))
+
 let pool: DatabasePool | undefined
-const pglitePool = (): DatabasePool => {
-  if (pool === undefined) {
-    const template = new Blob([NodeFs.readFileSync(inject("pgliteTemplate"))])
-    pool = makeDatabasePool(template, 2)
-  }
-  return pool
-}
+const pglitePool = (): DatabasePool => (pool ??= makeDatabasePool(pgliteTemplate(), 2))
 
 export const testConfig = (overrides: Partial<AppConfigShape> = {}): AppConfigShape => ({
   port: 0,
