@@ -14,7 +14,7 @@ import {
   WebhookVerificationError,
   type PartnerClient
 } from "../client/src/index.js"
-import { openApiDocument, schemaPath } from "../client/scripts/generate.js"
+import { main as generateCommand, openApiDocument, schemaPath } from "../client/scripts/generate.js"
 import { signatureHeader } from "../src/webhooks/Signing.js"
 import { startTestApp, customerBody, type TestApp } from "./support/TestApp.js"
 import { eventually, startReceiver, type Receiver } from "./support/WebhookReceiver.js"
@@ -33,14 +33,16 @@ let receiver: Receiver
 let client: PartnerClient
 let apiKey: string
 let webhookSecret: string
-/** What `npm run client:generate` writes, generated into a temp dir (started at once: it takes a few seconds). */
+/**
+ * What `npm run client:generate` writes: the command's own entry (client/scripts/generate.ts `main`, arguments and
+ * all) run in this process into a temp dir, started at once (it takes a second or two).
+ */
 let generated: Promise<string>
 let tempDir: string
 
 beforeAll(async () => {
   tempDir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "client-generate-"))
-  generated = exec(process.execPath, ["--import", "tsx", "client/scripts/generate.ts", "--out", tempDir], { cwd: root })
-    .then(() => NodeFs.readFileSync(NodePath.join(tempDir, "schema.d.ts"), "utf8"))
+  generated = generateCommand(["--out", tempDir]).then(() => NodeFs.readFileSync(NodePath.join(tempDir, "schema.d.ts"), "utf8"))
   generated.catch(() => undefined) // awaited (and reported) by its test
   ;[app, receiver] = await Promise.all([startTestApp(), startReceiver()])
   // The sandbox's own base URL (…/api/v1) works as well as the origin.

@@ -73,7 +73,8 @@ const parseArgs = (args: ReadonlyArray<string>): { readonly help: boolean; reado
   return parsed
 }
 
-const main = async (args: ReadonlyArray<string>) => {
+/** `npm run client:generate -- <args>` (the test suite runs it in process: test/client.package.test.ts). */
+export const main = async (args: ReadonlyArray<string>) => {
   const options = parseArgs(args)
   if (options.help) return console.log(help)
   const document = openApiDocument()
