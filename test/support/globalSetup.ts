@@ -21,7 +21,10 @@ const root = NodePath.resolve(__dirname, "../..")
  *   compiling TypeScript with tsx in every child process.
  */
 export default async function setup(project: TestProject) {
-  const [bundles, database] = await Promise.all([buildBundles(), prepareTemplate(project)])
+  // The tools' bundles only when the run may include the unit project (its suites drive `listen`, `trigger` and the
+  // terminal UI); the database project (the PostgreSQL pass of .ci/run) spawns the service alone.
+  const tools = project.vitest.matchesProjectFilter("unit")
+  const [bundles, database] = await Promise.all([buildBundles(tools), prepareTemplate(project)])
   project.provide("testBuild", bundles.dir)
   return async () => {
     await database()
@@ -29,16 +32,20 @@ export default async function setup(project: TestProject) {
   }
 }
 
-const buildBundles = async () => {
+const buildBundles = async (tools: boolean) => {
   NodeFs.mkdirSync(NodePath.join(root, ".tmp"), { recursive: true })
   const dir = NodeFs.mkdtempSync(NodePath.join(root, ".tmp", "test-build-"))
   // @ts-expect-error esbuild.config.mjs is plain JavaScript without declarations
   const config: { build: (target: string, entryPoint: string) => Promise<void>; buildConsole: (outdir: string) => Promise<unknown> } = await import("../../esbuild.config.mjs")
   await Promise.all([
     config.build(NodePath.join(dir, "main.js"), "src/main.ts"),
-    config.build(NodePath.join(dir, "listen.js"), "src/cli/listen.ts"),
-    config.build(NodePath.join(dir, "trigger.js"), "src/cli/trigger.ts"),
-    config.build(NodePath.join(dir, "main.tsx.js"), "src/tui/main.tsx"),
+    ...(tools
+      ? [
+        config.build(NodePath.join(dir, "listen.js"), "src/cli/listen.ts"),
+        config.build(NodePath.join(dir, "trigger.js"), "src/cli/trigger.ts"),
+        config.build(NodePath.join(dir, "main.tsx.js"), "src/tui/main.tsx")
+      ]
+      : []),
     // The web console beside the service's bundle, where a spawned `serve` reads it (src/console/web/Serve.ts); a
     // server run in the test process builds it in memory instead.
     config.buildConsole(NodePath.join(dir, "console"))
