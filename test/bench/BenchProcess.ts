@@ -108,6 +108,15 @@ export const alive = (pid: number) => {
 export const processCpu = (pid: number) => (readStat(pid)?.ticks ?? NaN) / clockTicks
 
 /**
+ * CPU seconds of a process and every live process below it: the service with `WORKERS=N` is a primary and its N
+ * worker processes (node:cluster), each of which serves requests.
+ */
+export const treeCpu = (pid: number) => {
+  const tree = processTree(pid)
+  return tree.length === 0 ? NaN : tree.reduce((sum, stat) => sum + stat.ticks, 0) / clockTicks
+}
+
+/**
  * CPU seconds of a PostgreSQL cluster: every live process of the postmaster's tree plus what its exited children
  * (backends of closed connections, autovacuum workers) used, which the postmaster collects when it reaps them.
  */

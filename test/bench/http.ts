@@ -26,7 +26,9 @@
  *    customer, balance reads spread; req/s, p50/p99, non-2xx (printed), ratio to pgbench, CPU per request of the
  *    service's node process and of the PostgreSQL processes (from /proc/<pid>/stat, before and after each workload),
  *    statements / commits per request (pg_stat_statements) and WAL bytes per request. Then the service is restarted
- *    N times on the existing database: ready time and RSS after start.
+ *    N times on the existing database: ready time and RSS after start. Then both cores: the service as 2 processes
+ *    (WORKERS=2) on a fresh database of the cluster, seeded alike: withdraw spread and balance spread, N times each,
+ *    beside the one process's figures (CPU per request counts every process of the service).
  * 5. With --profile: the service again, on a fresh database, spawned as `node --cpu-prof ...`; seeded, warmed up, the
  *    spread withdraw workload, SIGTERM (node writes the .cpuprofile to .tmp/bench-http-profile/), and a summary of
  *    the samples taken during that workload (test/bench/profileSummary.ts); then the same on a fresh PGlite data
@@ -48,7 +50,7 @@ import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
 import { formatSummary, type ProfileSummary, readProfile, summarize } from "./profileSummary.js"
-import { alive, allStats, cleanup, clockTicks, clusterCpu, elapsed, freePort, log, machineCpu, onCleanup, type ProcStat, processCpu, processTree, readStat, runProcess, selfCpu, sleep, startThrowawayCluster, withClient } from "./BenchProcess.js"
+import { alive, allStats, cleanup, clockTicks, clusterCpu, elapsed, freePort, log, machineCpu, onCleanup, type ProcStat, processTree, readStat, runProcess, selfCpu, sleep, startThrowawayCluster, treeCpu, withClient } from "./BenchProcess.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // Settings
@@ -84,6 +86,8 @@ if (!Number.isInteger(seconds) || seconds < 1 || !Number.isInteger(runs) || runs
 }
 const warmupSeconds = quick ? 1 : 2
 const connections = 32
+/** The processes of the "both cores" workloads (WORKERS). */
+const workerProcesses = 2
 const pgbenchScale = 10
 const customerCount = 200
 const seedConcurrency = 8
@@ -684,7 +688,7 @@ const drive = async (service: Service, apiKey: string, shape: Shape, duration: n
   const samples: Array<string> = []
   const dbActivity = db === undefined ? undefined : await dbWindow(db.cluster, db.database)
   const fromUs = monotonicUs()
-  const appBefore = processCpu(service.pid)
+  const appBefore = treeCpu(service.launcherPid)
   const pgBefore = clusterCpu(postmasterPid)
   const selfBefore = selfCpu()
   const neighbours = watchNeighbours(postmasterPid)
@@ -713,7 +717,7 @@ const drive = async (service: Service, apiKey: string, shape: Shape, duration: n
     }]
   })
   const toUs = monotonicUs()
-  const appAfter = processCpu(service.pid)
+  const appAfter = treeCpu(service.launcherPid)
   const pgAfter = clusterCpu(postmasterPid)
   const selfAfter = selfCpu()
   const activity = dbActivity === undefined ? undefined : await dbActivity()
@@ -924,6 +928,33 @@ const main = async () => {
   log(`  withdrawals stored: ${pgRows} for ${pgOk} 2xx answers${pgRowsOk ? "" : " — MISMATCH"}`)
   const pgCheck = await ledgerCheck("PostgreSQL", { DATABASE_URL: serviceUrl })
 
+  // Both cores: the same service as two processes sharing the port (WORKERS=2, docs/operations.md "Both cores"), on a
+  // fresh database of the same cluster, seeded alike; the CPU figures count both workers and their primary.
+  log(`\nService on PostgreSQL, ${workerProcesses} processes (WORKERS=${workerProcesses})`)
+  const workersDb = `pmm_bench_http_workers_${runTag}`
+  const workersUrl = await createDatabase(cluster, workersDb)
+  const workersService = await startService(`PostgreSQL, WORKERS=${workerProcesses}`, { DATABASE_URL: workersUrl, WORKERS: String(workerProcesses) })
+  const workersSeed = await seed(workersService)
+  const workersSpread = roundRobin(workersSeed.customers)
+  await drive(workersService, workersSeed.apiKey, withdrawShape("warm-up", workersSpread), warmupSeconds, cluster.postmasterPid, true)
+  const workersWithdraws: Array<Workload> = []
+  const workersBalances: Array<Workload> = []
+  const dbOfWorkers = { cluster, database: workersDb }
+  for (let i = 0; i < runs; i++) {
+    await checkpoint(cluster)
+    workersWithdraws.push(await drive(workersService, workersSeed.apiKey, withdrawShape(runLabel("withdraw spread", i), workersSpread), seconds, cluster.postmasterPid, false, dbOfWorkers))
+    await checkpoint(cluster)
+    workersBalances.push(await drive(workersService, workersSeed.apiKey, {
+      name: runLabel("balance spread", i), method: "GET", path: () => `/api/v1/partner/v1/customers/${workersSpread()}/balance`
+    }, seconds, cluster.postmasterPid, false, dbOfWorkers))
+  }
+  const workersStopMs = await workersService.stop()
+  log(`  stopped (SIGTERM) in ${fmt(workersStopMs, 0)} ms`)
+  const workersOk = [...workersWithdraws].reduce((n, w) => n + w.ok, 0)
+  const workersRows = await countWithdrawals(workersUrl)
+  log(`  withdrawals stored: ${workersRows} (${workersOk} 2xx answers in the measured runs, the warm-up's besides)`)
+  const workersCheck = await ledgerCheck(`PostgreSQL, WORKERS=${workerProcesses}`, { DATABASE_URL: workersUrl })
+
   type Profiled = { summary: ProfileSummary; file: string; workload: Workload; command: string; balance?: { summary: ProfileSummary; workload: Workload } }
   /**
    * The service under --cpu-prof on a fresh database: seeded, warmed up, the spread withdraw workload, then (on
@@ -1003,8 +1034,8 @@ const main = async () => {
     }
   }
 
-  const workloads = [...pgWithdraws, ...pgHots, ...pgBalances, ...liteWithdraws]
-  failed ||= workloads.some((w) => w.unexpected > 0) || !pgRowsOk || !pgCheck.ok || !liteCheck.ok ||
+  const workloads = [...pgWithdraws, ...pgHots, ...pgBalances, ...workersWithdraws, ...workersBalances, ...liteWithdraws]
+  failed ||= workloads.some((w) => w.unexpected > 0) || !pgRowsOk || !pgCheck.ok || !liteCheck.ok || !workersCheck.ok ||
     [...tpcbRuns, ...selectRuns].some((r) => r.failed > 0)
   const runSeconds = elapsed(runStarted)
 
@@ -1026,17 +1057,21 @@ const main = async () => {
   const hotF = figures(pgHots)
   const balanceF = figures(pgBalances)
   const liteF = figures(liteWithdraws)
+  const workersSpreadF = figures(workersWithdraws)
+  const workersBalanceF = figures(workersBalances)
   const pgReady = { ms: over(pgRestarts, (r) => r.spawnToFirst200Ms), rss: over(pgRestarts, (r) => r.rssAfterStartMb) }
   const liteReady = { ms: over(liteRestarts, (r) => r.spawnToFirst200Ms), rss: over(liteRestarts, (r) => r.rssAfterStartMb) }
 
   const ratio = (a: Spread, b: Spread) => (Number.isFinite(a.median) && Number.isFinite(b.median) && b.median > 0 ? a.median / b.median : NaN)
+  // The goals for this shared two-core machine (docs/performance.md "Goals"): pgbench, the service and the load
+  // generator share the cores, so the ratios are what one machine leaves a whole withdrawal.
   const goals = {
-    spread: ratio(spreadF.reqPerSec, tpcb.tps) >= 0.5 && spreadF.p99.median <= 50,
-    hot: ratio(hotF.reqPerSec, tpcb.tps) >= 0.25 && hotF.p99.median <= 100,
-    balance: ratio(balanceF.reqPerSec, sel.tps) >= 0.1,
-    pglite: liteF.reqPerSec.median >= 500,
-    liteRss: liteReady.rss.median <= 300,
-    liteReady: liteReady.ms.median <= 2000,
+    spread: ratio(spreadF.reqPerSec, tpcb.tps) >= 0.15 && spreadF.p99.median <= 80,
+    hot: ratio(hotF.reqPerSec, tpcb.tps) >= 0.12,
+    balance: ratio(balanceF.reqPerSec, sel.tps) >= 0.08,
+    pglite: liteF.reqPerSec.median >= 200,
+    liteRss: liteReady.rss.median <= 250,
+    liteReady: liteReady.ms.median <= 1000,
     pgReady: pgReady.ms.median <= 2000
   }
   const statuses = (f: ReturnType<typeof figures>) =>
@@ -1049,22 +1084,22 @@ const main = async () => {
     row("pgbench TPC-B: PostgreSQL CPU per tx (ms)", cpu(tpcb.cpu)),
     row("pgbench select-only: PostgreSQL CPU per tx (ms)", cpu(sel.cpu)),
     row("pgbench TPC-B: statements / write transactions / WAL bytes per tx", `${fmt(tpcb.statements.median, 2)} / ${fmt(tpcb.commits.median, 2)} / ${fmt(tpcb.wal.median, 0)}`),
-    row("PG withdraw spread (req/s)", mmm(spreadF.reqPerSec, 0), tpcbRef, ratioOf(spreadF.reqPerSec.median, tpcb.tps.median), "≥ 0.5× TPC-B and p99 ≤ 50 ms", verdict(goals.spread)),
+    row("PG withdraw spread (req/s)", mmm(spreadF.reqPerSec, 0), tpcbRef, ratioOf(spreadF.reqPerSec.median, tpcb.tps.median), "≥ 0.15× TPC-B and p99 ≤ 80 ms", verdict(goals.spread)),
     row("PG withdraw spread p50 (ms)", mmm(spreadF.p50, 0), `TPC-B avg ${fmt(tpcb.latencyMs.median, 1)} ms`),
-    row("PG withdraw spread p99 (ms)", mmm(spreadF.p99, 0), "", "", "≤ 50 ms", verdict(spreadF.p99.median <= 50)),
+    row("PG withdraw spread p99 (ms)", mmm(spreadF.p99, 0), "", "", "≤ 80 ms", verdict(spreadF.p99.median <= 80)),
     row("PG withdraw spread non-2xx", statuses(spreadF)),
     row("PG withdraw spread: app CPU per withdrawal (ms)", cpu(spreadF.appCpu)),
     row("PG withdraw spread: PostgreSQL CPU per withdrawal (ms)", cpu(spreadF.pgCpu), `TPC-B ${fmt(tpcb.cpu.median, 3)} ms/tx`, ratioOf(spreadF.pgCpu.median, tpcb.cpu.median)),
     row("PG withdraw spread: statements / write transactions per withdrawal", `${mmm(spreadF.statements, 2)} / ${mmm(spreadF.commits, 2)}`, `TPC-B ${fmt(tpcb.statements.median, 2)} / ${fmt(tpcb.commits.median, 2)}`),
     row("PG withdraw spread: WAL bytes per withdrawal", mmm(spreadF.wal, 0), `TPC-B ${fmt(tpcb.wal.median, 0)}`, ratioOf(spreadF.wal.median, tpcb.wal.median)),
-    row("PG withdraw hot (req/s)", mmm(hotF.reqPerSec, 0), tpcbRef, ratioOf(hotF.reqPerSec.median, tpcb.tps.median), "≥ 0.25× TPC-B and p99 ≤ 100 ms", verdict(goals.hot)),
+    row("PG withdraw hot (req/s)", mmm(hotF.reqPerSec, 0), tpcbRef, ratioOf(hotF.reqPerSec.median, tpcb.tps.median), "≥ 0.12× TPC-B", verdict(goals.hot)),
     row("PG withdraw hot p50 (ms)", mmm(hotF.p50, 0)),
-    row("PG withdraw hot p99 (ms)", mmm(hotF.p99, 0), "", "", "≤ 100 ms", verdict(hotF.p99.median <= 100)),
+    row("PG withdraw hot p99 (ms)", mmm(hotF.p99, 0)),
     row("PG withdraw hot non-2xx", statuses(hotF)),
     row("PG withdraw hot: app CPU per withdrawal (ms)", cpu(hotF.appCpu)),
     row("PG withdraw hot: PostgreSQL CPU per withdrawal (ms)", cpu(hotF.pgCpu), `TPC-B ${fmt(tpcb.cpu.median, 3)} ms/tx`, ratioOf(hotF.pgCpu.median, tpcb.cpu.median)),
     row("PG withdraw hot: statements / write transactions per withdrawal", `${mmm(hotF.statements, 2)} / ${mmm(hotF.commits, 2)}`, `TPC-B ${fmt(tpcb.statements.median, 2)} / ${fmt(tpcb.commits.median, 2)}`),
-    row("PG balance spread (req/s)", mmm(balanceF.reqPerSec, 0), `select-only ${fmt(sel.tps.median, 0)} tps`, ratioOf(balanceF.reqPerSec.median, sel.tps.median), "≥ 0.1× select-only", verdict(goals.balance)),
+    row("PG balance spread (req/s)", mmm(balanceF.reqPerSec, 0), `select-only ${fmt(sel.tps.median, 0)} tps`, ratioOf(balanceF.reqPerSec.median, sel.tps.median), "≥ 0.08× select-only", verdict(goals.balance)),
     row("PG balance spread p50 (ms)", mmm(balanceF.p50, 0), `select-only avg ${fmt(sel.latencyMs.median, 2)} ms`),
     row("PG balance spread p99 (ms)", mmm(balanceF.p99, 0)),
     row("PG balance spread non-2xx", statuses(balanceF)),
@@ -1075,13 +1110,21 @@ const main = async () => {
     row("PG service: RSS after workloads / peak (MB)", `${fmt(pgMemory.rss, 0)} / ${fmt(pgMemory.peak, 0)}`),
     row(`PG seeding over HTTP (${pgSeed.requests} requests, s)`, fmt(pgSeed.seconds, 1)),
     row("PG ledger-check after the run", pgCheck.ok ? "ok" : "FAILED"),
-    row("PGlite withdraw spread (req/s)", mmm(liteF.reqPerSec, 0), tpcbRef, ratioOf(liteF.reqPerSec.median, tpcb.tps.median), "≥ 500/s", verdict(goals.pglite)),
+    row(`PG ${workerProcesses} processes: withdraw spread (req/s)`, mmm(workersSpreadF.reqPerSec, 0), `1 process ${fmt(spreadF.reqPerSec.median, 0)}`, ratioOf(workersSpreadF.reqPerSec.median, spreadF.reqPerSec.median)),
+    row(`PG ${workerProcesses} processes: withdraw spread p50 / p99 (ms)`, `${mmm(workersSpreadF.p50, 0)} / ${mmm(workersSpreadF.p99, 0)}`, `1 process p99 ${fmt(spreadF.p99.median, 0)}`),
+    row(`PG ${workerProcesses} processes: withdraw spread: service / PostgreSQL CPU per withdrawal (ms)`, `${cpu(workersSpreadF.appCpu)} / ${cpu(workersSpreadF.pgCpu)}`, `1 process ${fmt(spreadF.appCpu.median, 3)} / ${fmt(spreadF.pgCpu.median, 3)}`),
+    row(`PG ${workerProcesses} processes: balance spread (req/s)`, mmm(workersBalanceF.reqPerSec, 0), `1 process ${fmt(balanceF.reqPerSec.median, 0)}`, ratioOf(workersBalanceF.reqPerSec.median, balanceF.reqPerSec.median)),
+    row(`PG ${workerProcesses} processes: balance spread p50 / p99 (ms)`, `${mmm(workersBalanceF.p50, 0)} / ${mmm(workersBalanceF.p99, 0)}`, `1 process p99 ${fmt(balanceF.p99.median, 0)}`),
+    row(`PG ${workerProcesses} processes: balance spread: service / PostgreSQL CPU per read (ms)`, `${cpu(workersBalanceF.appCpu)} / ${cpu(workersBalanceF.pgCpu)}`, `1 process ${fmt(balanceF.appCpu.median, 3)} / ${fmt(balanceF.pgCpu.median, 3)}`),
+    row(`PG ${workerProcesses} processes: non-2xx`, statuses(figures([...workersWithdraws, ...workersBalances]))),
+    row(`PG ${workerProcesses} processes: ledger-check after the run`, workersCheck.ok ? "ok" : "FAILED"),
+    row("PGlite withdraw spread (req/s)", mmm(liteF.reqPerSec, 0), tpcbRef, ratioOf(liteF.reqPerSec.median, tpcb.tps.median), "≥ 200/s (sustained: npm run bench:soak)", verdict(goals.pglite)),
     row("PGlite withdraw spread p50 / p99 (ms)", `${mmm(liteF.p50, 0)} / ${mmm(liteF.p99, 0)}`),
     row("PGlite withdraw spread non-2xx", statuses(liteF)),
     row("PGlite withdraw spread: service CPU per withdrawal (ms)", cpu(liteF.appCpu)),
     row("PGlite service: ready, fresh data dir (ms)", fmt(liteService.spawnToFirst200Ms, 0)),
-    row("PGlite service: ready, existing data dir (ms)", mmm(liteReady.ms, 0), "", "", "≤ 2000 ms", verdict(goals.liteReady)),
-    row("PGlite service: RSS after start, existing data dir (MB)", mmm(liteReady.rss, 0), "", "", "≤ 300 MB", verdict(goals.liteRss)),
+    row("PGlite service: ready, existing data dir (ms)", mmm(liteReady.ms, 0), "", "", "≤ 1000 ms", verdict(goals.liteReady)),
+    row("PGlite service: RSS after start, existing data dir (MB)", mmm(liteReady.rss, 0), "", "", "≤ 250 MB", verdict(goals.liteRss)),
     row("PGlite service: RSS after workload / peak (MB)", `${fmt(liteMemory.rss, 0)} / ${fmt(liteMemory.peak, 0)}`),
     row(`PGlite seeding over HTTP (${liteSeed.requests} requests, s)`, fmt(liteSeed.seconds, 1)),
     row("PGlite ledger-check after the run", liteCheck.ok ? "ok" : "FAILED"),
@@ -1099,7 +1142,7 @@ const main = async () => {
   const goalList = Object.values(goals)
   log(`Goals: ${goalList.filter(Boolean).length} of ${goalList.length} met (a goal not met does not fail the run).`)
   log("CPU per request = CPU seconds used during the workload / 2xx answers; the app figure is the serving node process " +
-    "(with PGlite: the database too), PostgreSQL's every process of the cluster. Statements per request: " +
+    "(with PGlite: the database too; with WORKERS, every process of the service), PostgreSQL's every process of the cluster. Statements per request: " +
     "pg_stat_statements (top-level statements sent to that database); write transactions: transaction ids assigned " +
     "in the cluster (transactions and subtransactions that wrote, committed or rolled back). autocannon ran in this process: " +
     `${workloads.map((w) => `${w.service} ${w.name} ${cpu(spreadOf([w.loadgenCpuMsPerReq]))} ms/req`).join(", ")}; ` +
@@ -1136,9 +1179,14 @@ const main = async () => {
         seeding: { seconds: liteSeed.seconds, requests: liteSeed.requests }, stopMs: liteStopMs, ledgerCheck: liteCheck
       }
     },
-    workloads: { postgres: { withdrawSpread: pgWithdraws, withdrawHot: pgHots, balanceSpread: pgBalances }, pglite: { withdrawSpread: liteWithdraws } },
+    workloads: {
+      postgres: { withdrawSpread: pgWithdraws, withdrawHot: pgHots, balanceSpread: pgBalances },
+      postgresWorkers: { processes: workerProcesses, withdrawSpread: workersWithdraws, balanceSpread: workersBalances, ledgerCheck: workersCheck },
+      pglite: { withdrawSpread: liteWithdraws }
+    },
     summary: {
       tpcb, selectOnly: sel, withdrawSpread: spreadF, withdrawHot: hotF, balanceSpread: balanceF, pgliteWithdrawSpread: liteF,
+      workersWithdrawSpread: workersSpreadF, workersBalanceSpread: workersBalanceF,
       readyExisting: { postgres: pgReady, pglite: liteReady }, goals
     },
     profile: profile === undefined ? null : { file: profile.file, command: profile.command, workload: profile.workload, summary: profile.summary, balance: profile.balance ?? null },
