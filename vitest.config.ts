@@ -7,7 +7,8 @@ import { databaseSuites, startFirst } from "./test/support/suites.js"
  * Two projects (test/support/suites.ts says which file is which; test/suites.test.ts keeps the lists true):
  * - `database`: the suites that run on the database under test (PGlite, or PostgreSQL with TEST_DATABASE_URL);
  * - `unit`: everything else (no database, or a PGlite of their own).
- * `npm test` runs both; `.ci/run` runs both on PGlite and, beside them, `--project database` on PostgreSQL.
+ * `npm test` runs every file (as one project, `all`: see `projectsFor`); `.ci/run` runs every file on PGlite and,
+ * beside them, `--project database` on PostgreSQL.
  * globalSetup stays on the root config so it runs once per vitest run, not once per project.
  *
  * Worker processes are reused from file to file (`isolate: false`): a fresh process per file cost each file about
@@ -37,6 +38,31 @@ class StartFirstSequencer extends BaseSequencer {
   }
 }
 
+const allFiles = ["test/**/*.test.ts", "test/**/*.test.tsx"]
+
+/**
+ * The projects: `database` and `unit` when the command names a project (`--project database`: the PostgreSQL pass of
+ * .ci/run and `npm run test:pg`); otherwise (`npm test`, the PGlite pass, a file run by hand) one project, `all`, with
+ * the same files. A pool that reuses its workers (`isolate: false`) runs one project's files after the other's, with
+ * a barrier in between where a core waits for the first project's last file; one project has no barrier, and files
+ * that mostly wait (a browser, a terminal, a spawned tool) run beside busy ones instead of at the end together.
+ */
+export const projectsFor = (split: boolean) =>
+  split
+    ? [
+      { test: { name: "database", include: [...databaseSuites], ...perProject, poolOptions: { forks: { isolate: false } } } },
+      {
+        test: {
+          name: "unit",
+          include: allFiles,
+          exclude: [...configDefaults.exclude, ...databaseSuites],
+          ...perProject,
+          poolOptions: { forks: { isolate: false } }
+        }
+      }
+    ]
+    : [{ test: { name: "all", include: allFiles, ...perProject, poolOptions: { forks: { isolate: false } } } }]
+
 export default defineConfig({
   test: {
     globalSetup: ["test/support/globalSetup.ts"],
@@ -48,17 +74,6 @@ export default defineConfig({
     poolOptions: { forks: { maxForks: 2, minForks: 1, execArgv: ["--liftoff-only"], isolate: false } },
     reporters: process.env.CI ? ["default", "json"] : ["default"],
     outputFile: process.env.VITEST_JSON ? { json: process.env.VITEST_JSON } : {},
-    projects: [
-      { test: { name: "database", include: [...databaseSuites], ...perProject, poolOptions: { forks: { isolate: false } } } },
-      {
-        test: {
-          name: "unit",
-          include: ["test/**/*.test.ts", "test/**/*.test.tsx"],
-          exclude: [...configDefaults.exclude, ...databaseSuites],
-          ...perProject,
-          poolOptions: { forks: { isolate: false } }
-        }
-      }
-    ]
+    projects: projectsFor(process.argv.some((arg) => arg === "--project" || arg.startsWith("--project=")))
   }
 })

@@ -46,10 +46,16 @@ describe("the database / non-database split of the test files", () => {
   })
 
   it("vitest.config.ts runs databaseSuites as the database project and everything else as the unit project", async () => {
-    const config = (await import("../vitest.config.js")).default as { test?: { projects?: Array<any> } }
-    const projects = Object.fromEntries((config.test?.projects ?? []).map((project) => [project.test.name, project.test]))
+    const { projectsFor } = await import("../vitest.config.js")
+    const projects = Object.fromEntries(projectsFor(true).map((project) => [project.test.name, project.test as { include: Array<string>; exclude?: Array<string> }]))
     expect(Object.keys(projects).sort()).toEqual(["database", "unit"])
-    expect([...projects.database.include].sort()).toEqual([...databaseSuites].sort())
-    expect(projects.unit.exclude).toEqual(expect.arrayContaining([...databaseSuites]))
+    expect([...projects.database!.include].sort()).toEqual([...databaseSuites].sort())
+    expect(projects.unit!.exclude).toEqual(expect.arrayContaining([...databaseSuites]))
+    // Without a project named on the command line: one project of every file, the unit project's files and the
+    // database project's together.
+    const one = projectsFor(false)
+    expect(one.map((project) => project.test.name)).toEqual(["all"])
+    expect(one[0]!.test.include).toEqual(projects.unit!.include)
+    expect("exclude" in one[0]!.test).toBe(false)
   })
 })

@@ -23,7 +23,7 @@ const root = NodePath.resolve(__dirname, "../..")
 export default async function setup(project: TestProject) {
   // The tools' bundles only when the run may include the unit project (its suites drive `listen`, `trigger` and the
   // terminal UI); the database project (the PostgreSQL pass of .ci/run) spawns the service alone.
-  const tools = project.vitest.matchesProjectFilter("unit")
+  const tools = project.vitest.projects.some((each) => each.name !== "database")
   const [bundles, database] = await Promise.all([buildBundles(tools), prepareTemplate(project)])
   project.provide("testBuild", bundles.dir)
   return async () => {
