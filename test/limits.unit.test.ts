@@ -1,5 +1,5 @@
 import { it } from "@effect/vitest"
-import { Effect, Exit, Fiber, Layer, Option, TestClock } from "effect"
+import { Effect, Exit, Fiber, Layer, Option, TestClock, TestContext } from "effect"
 import { describe, expect } from "vitest"
 import { AppConfig, type AppConfigShape } from "../src/config/AppConfig.js"
 import { clientAddressOf, limitKey, plainAddress } from "../src/limits/ClientAddress.js"
@@ -88,8 +88,17 @@ describe("client address", () => {
   })
 })
 
+/**
+ * Limits over the overrides, with a TestClock of its own (`Layer.fresh(TestContext.TestContext)`): @effect/vitest's
+ * `it.effect` provides its test services through one layer shared by every file of a worker, and after a file of the
+ * rail contracts in the same worker (vitest.config.ts reuses workers) its TestClock was no longer the test's clock
+ * (`TestClock.adjust` met the live clock); the test's own is.
+ */
 const limitsWith = (overrides: Partial<AppConfigShape>) =>
-  Limits.Default.pipe(Layer.provide(Layer.succeed(AppConfig, overrides as AppConfigShape)))
+  Layer.mergeAll(
+    Limits.Default.pipe(Layer.provide(Layer.succeed(AppConfig, overrides as AppConfigShape))),
+    Layer.fresh(TestContext.TestContext)
+  )
 
 describe("Limits on a TestClock", () => {
   const address = Option.some("192.0.2.1")
