@@ -181,6 +181,19 @@ describe("isolation", () => {
     // answer time-out, so that the tests after this one find it idle.
     await slow.close()
   })
+
+  it("a partner's clock advance does not wait for another partner's attempt that hangs", async () => {
+    const slow = await receiver((d) => (d.type === "webhook.test" ? 200 : "hang"))
+    const hanging = await partnerWithUrl(slow)
+    const prompt = await partnerWithUrl(await receiver(() => 200))
+    const slowEvent = await registerCustomer(hanging.apiKey)
+    await eventually(async () => (slow.received.some((d) => d.eventId === slowEvent) ? true : undefined), "the hanging attempt")
+    // The advance drains what became due for this partner: none of the hanging partner's attempt, which the receiver
+    // holds until the answer time-out (10 s here) and which is still unrecorded when the advance has answered.
+    expect((await app.request("POST", "/sandbox/clock/advance", { apiKey: prompt.apiKey, body: { seconds: 60 } })).status).toBe(200)
+    expect(await delivery(hanging.apiKey, slowEvent)).toMatchObject({ status: "PENDING", attempts: 0 })
+    await slow.close()
+  })
 })
 
 describe("answer time-out", () => {

@@ -3,7 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, FiberSet } from "effect"
 import { forPartner, type ServiceClockShape } from "../clock/ServiceClock.js"
 import { catchSqlDefect } from "../db/Rows.js"
-import { adjust, type DispatchState, type Outcome } from "./DispatchState.js"
+import { adjust, adjustUnrecorded, type DispatchState, type Outcome } from "./DispatchState.js"
 import type { WebhookSender } from "./WebhookSender.js"
 import * as WebhooksRepo from "./WebhooksRepo.js"
 
@@ -57,11 +57,9 @@ export const make = ({ clock, offer, repo, sender, sql, state }: ClaimsDeps) =>
           // counts this attempt as made without an outcome (`WebhooksRepo.outcomeLostError`), as after a crash.
           Effect.onInterrupt(() => Effect.ignore(repo.abandon([claimed.eventId], claimed.leaseToken))),
           Effect.flatMap((sent) =>
-            Effect.sync(() => {
-              state.unrecorded++
-            }).pipe(
+            Effect.sync(() => adjustUnrecorded(state, claimed.partnerId, 1)).pipe(
               Effect.zipRight(clock.partnerOffsetMs(claimed.partnerId)),
-              Effect.flatMap((partnerOffsetMs) => offer({ record: sent.record, partnerOffsetMs }))
+              Effect.flatMap((partnerOffsetMs) => offer({ record: sent.record, partnerId: claimed.partnerId, partnerOffsetMs }))
             )
           )
         )

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Chunk, Duration, Effect, Queue, Schedule } from "effect"
 import { catchSqlDefect } from "../db/Rows.js"
-import { type DispatchState, learnDue, type Outcome } from "./DispatchState.js"
+import { adjustUnrecorded, type DispatchState, learnDue, type Outcome } from "./DispatchState.js"
 import type { WebhookSender } from "./WebhookSender.js"
 import type { WebhooksRepo } from "./WebhooksRepo.js"
 
@@ -49,8 +49,10 @@ export const make = ({ repo, sender, sql, state }: OutcomeWriterDeps) =>
         // The rows stay leased: they are claimed and sent again when their leases end (at-least-once).
         Effect.catchAllCause((cause) => Effect.logError("recording webhook attempts failed", cause)),
         Effect.ensuring(Effect.sync(() => {
-          state.unrecorded -= batch.length
-          for (const outcome of outcomesBatch) learnDue(state, outcome)
+          for (const outcome of outcomesBatch) {
+            adjustUnrecorded(state, outcome.partnerId, -1)
+            learnDue(state, outcome)
+          }
         })),
         Effect.zipRight(sender.wake),
         Effect.provideService(SqlClient.SqlClient, sql),

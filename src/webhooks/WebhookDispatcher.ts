@@ -1,11 +1,11 @@
 import { SqlClient } from "@effect/sql"
-import { Chunk, Effect, PubSub, Queue } from "effect"
-import { forInstance, ServiceClock } from "../clock/ServiceClock.js"
+import { Chunk, Effect, FiberRef, PubSub, Queue } from "effect"
+import { ClockPartner, forInstance, ServiceClock } from "../clock/ServiceClock.js"
 import { catchSqlDefect } from "../db/Rows.js"
 import { EventBus } from "../events/Events.js"
 import * as DispatchClaims from "./DispatchClaims.js"
 import * as DispatchOutcomes from "./DispatchOutcomes.js"
-import { idle, makeState } from "./DispatchState.js"
+import { idle, idleFor, makeState } from "./DispatchState.js"
 import { WebhookSender } from "./WebhookSender.js"
 import * as WebhooksRepo from "./WebhooksRepo.js"
 import { recordWebhookAttempt } from "../observability/Metrics.js"
@@ -53,13 +53,20 @@ export class WebhookDispatcher extends Effect.Service<WebhookDispatcher>()("Webh
       offer: (outcome) => Effect.zipRight(Effect.sync(() => recordWebhookAttempt(outcome.record)), offer(outcome))
     })
 
-    /** Until nothing due is left to start and nothing started is still in flight or unrecorded. */
+    /**
+     * Until nothing due is left to start and nothing started is still in flight or unrecorded: the instance's (a
+     * drain for no partner), or the fiber's partner's. A partner's advance makes only its own work due (the others'
+     * clocks stand still), so it waits for its own attempts, not for another partner's that are slow to answer.
+     */
     const drain: Effect.Effect<void> = Effect.gen(function*() {
+      const partnerId = yield* FiberRef.get(ClockPartner)
       for (let round = 0; round < drainRoundsMax; round++) {
         const finished = yield* sender.nextWake
         const { short, started } = yield* startDue
         if (started > 0 && !short) continue
-        if (idle(state) && started === 0) return
+        // For a partner: its own attempts settled, and the claim had room and found nothing more to start.
+        const settled = partnerId === undefined ? idle(state) : short && idleFor(state, partnerId)
+        if (settled && started === 0) return
         if (started > 0) continue
         yield* finished
       }
