@@ -73,6 +73,24 @@ describe("a database pool over the migrated template", () => {
     pool.give(next)
   })
 
+  it.each([
+    ["a created function", "CREATE FUNCTION pool_probe() RETURNS int LANGUAGE sql AS 'SELECT 1'"],
+    ["a dropped trigger", "DO $$ DECLARE t record; BEGIN SELECT tgname, tgrelid::regclass AS rel INTO t FROM pg_trigger WHERE NOT tgisinternal LIMIT 1; EXECUTE format('DROP TRIGGER %I ON %s', t.tgname, t.rel); END $$"],
+    ["a replaced function body", "DO $$ DECLARE f text; BEGIN SELECT pg_get_functiondef(p.oid) INTO f FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'public' AND p.prokind = 'f' LIMIT 1; EXECUTE f; END $$"],
+    ["a disabled, then enabled trigger", "DO $$ DECLARE t record; BEGIN SELECT tgname, tgrelid::regclass AS rel INTO t FROM pg_trigger WHERE NOT tgisinternal LIMIT 1; EXECUTE format('ALTER TABLE %s DISABLE TRIGGER %I', t.rel, t.tgname); EXECUTE format('ALTER TABLE %s ENABLE TRIGGER %I', t.rel, t.tgname); END $$"]
+  ])("closes a database after %s, after a reset as before one", async (_, statement) => {
+    const used = await pool.take()
+    pool.give(used)
+    const reset = await pool.take() // back in the template's state once: its stamp was read again after the reset
+    expect(reset).toBe(used)
+    await reset.exec(statement)
+    pool.give(reset)
+    const next = await pool.take()
+    expect(next).not.toBe(reset)
+    expect(reset.closed).toBe(true)
+    pool.give(next)
+  })
+
   it("keeps at most idleMax databases waiting; the others are closed", async () => {
     const a = await pool.take()
     const b = await pool.take()
