@@ -223,3 +223,18 @@ describe("prepared statements on PGlite (PreparingClient)", () => {
     }
   })
 })
+
+describe("no backend to cancel", () => {
+  it("a client over the batching connection has no processID, so an interrupted statement is not cancelled through the pool", async () => {
+    // @effect/sql-pg cancels an interrupted statement with `SELECT pg_cancel_backend(processID)` on the pool unless
+    // the client's processID is undefined; on PGlite the pool's one connection is the statement's own, so that
+    // cancel waited out its 5 s time-out (every shutdown that interrupted a daemon's statement took 5 s longer).
+    const client = await batching.prepared.connect()
+    try {
+      expect((client as unknown as { processID: unknown }).processID).toBeUndefined()
+      expect((await client.query("SELECT 1 AS one")).rows).toEqual([{ one: 1 }])
+    } finally {
+      client.release()
+    }
+  })
+})

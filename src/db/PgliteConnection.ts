@@ -99,7 +99,15 @@ export class BatchingPgliteConnection extends EventEmitter {
   async connect(_port: number, _host: string) {
     this._connecting = true
     await this.#pglite.waitReady
-    process.nextTick(() => this.emit("readyForQuery"))
+    process.nextTick(() => {
+      // No backend process to cancel: PGlite runs one statement at a time in this process. Said the way a server's
+      // BackendKeyData says it, so that the client's processID is undefined rather than null, and @effect/sql-pg does
+      // not try to cancel an interrupted statement with `SELECT pg_cancel_backend(...)` on the pool, whose one
+      // connection is the statement's own: that waited out its 5 s time-out, at every shutdown that interrupted a
+      // daemon's statement.
+      this.emit("backendKeyData", { name: "backendKeyData", processID: undefined, secretKey: undefined })
+      this.emit("readyForQuery")
+    })
   }
 
   requestSsl() {}
