@@ -10,8 +10,8 @@ import { openPgliteCopy } from "./Database.js"
  *
  * Back into the template's state: `DISCARD ALL` (the last service's prepared statements, session settings,
  * listeners), every table holding rows truncated, the rows the migrations wrote put back, every sequence where the
- * template had it. A database whose schema no longer matches the template's (a test that altered a table, dropped a trigger,
- * created a function) is closed instead of reused: the stamp of its catalogs is compared first.
+ * template had it. A database whose schema changed since it was opened or last reset (a test that altered a table,
+ * dropped a trigger, created a function) is closed instead of reused: the stamp of its catalogs is compared first.
  * test/db.template-pool.test.ts checks both; test/scenario.runner.test.ts replays one seed on a fresh and a reused
  * database alike.
  */

@@ -104,6 +104,16 @@ export const alive = (pid: number) => {
   }
 }
 
+/** Sends `signal` to the process group led by `pid` (a child spawned with `detached: true`); a group already gone is no error. */
+export const signalGroup = (pid: number | undefined, signal: NodeJS.Signals) => {
+  if (pid === undefined) return
+  try {
+    process.kill(-pid, signal)
+  } catch {
+    // gone
+  }
+}
+
 /** CPU seconds of one process (all its threads). */
 export const processCpu = (pid: number) => (readStat(pid)?.ticks ?? NaN) / clockTicks
 

@@ -20,7 +20,7 @@ import * as NodeCrypto from "node:crypto"
 import * as NodeHttp from "node:http"
 import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
-import { cleanup, freePort, log, onCleanup, sleep } from "./BenchProcess.js"
+import { cleanup, freePort, log, onCleanup, signalGroup, sleep } from "./BenchProcess.js"
 
 const argv = process.argv.slice(2)
 const keysIndex = argv.indexOf("--keys")
@@ -57,15 +57,7 @@ const startService = async () => {
   const port = await freePort()
   const env = { ...process.env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: ":memory:", LOG_LEVEL: "warning", ...(noLimit ? { AUTH_FAILURES_BURST: "0" } : {}) }
   const child = spawn(NodePath.join(root, "node_modules/.bin/tsx"), ["src/main.ts", "serve"], { cwd: root, env, stdio: ["ignore", "ignore", "inherit"], detached: true })
-  onCleanup("service", () => {
-    if (child.pid !== undefined) {
-      try {
-        process.kill(-child.pid, "SIGTERM")
-      } catch {
-        // already gone
-      }
-    }
-  })
+  onCleanup("service", () => signalGroup(child.pid, "SIGTERM"))
   const deadline = Date.now() + 120_000
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`)

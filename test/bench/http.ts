@@ -50,7 +50,7 @@ import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
 import { formatSummary, type ProfileSummary, readProfile, summarize } from "./profileSummary.js"
-import { alive, allStats, cleanup, clockTicks, clusterCpu, elapsed, freePort, log, machineCpu, onCleanup, type ProcStat, processTree, readStat, runProcess, selfCpu, sleep, startThrowawayCluster, treeCpu, withClient } from "./BenchProcess.js"
+import { alive, allStats, cleanup, clockTicks, clusterCpu, elapsed, freePort, log, machineCpu, onCleanup, type ProcStat, processTree, readStat, runProcess, selfCpu, signalGroup, sleep, startThrowawayCluster, treeCpu, withClient } from "./BenchProcess.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // Settings
@@ -531,13 +531,7 @@ const startService = async (label: string, env: Record<string, string>, options:
   child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()))
   let exited: number | null | undefined = undefined
   const exit = new Promise<number | null>((resolve) => child.on("exit", (code, signal) => resolve((exited = code ?? (signal ? 128 : null)))))
-  const killGroup = (signal: NodeJS.Signals) => {
-    try {
-      process.kill(-child.pid!, signal)
-    } catch {
-      // gone
-    }
-  }
+  const killGroup = (signal: NodeJS.Signals) => signalGroup(child.pid, signal)
   const forget = onCleanup(`kill the ${label} service`, () => killGroup("SIGKILL"))
 
   const origin = `http://127.0.0.1:${port}`

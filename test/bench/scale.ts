@@ -37,7 +37,7 @@ import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
-import { cleanup, clusterCpu, machineCpu, elapsed, freePort, log, onCleanup, processCpu, processTree, runProcess, sleep, startThrowawayCluster, withClient } from "./BenchProcess.js"
+import { cleanup, clusterCpu, machineCpu, elapsed, freePort, log, onCleanup, processCpu, processTree, runProcess, signalGroup, sleep, startThrowawayCluster, withClient } from "./BenchProcess.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // Settings
@@ -107,13 +107,7 @@ const startService = async (env: Record<string, string>, nodeArgs: Array<string>
     exited = code ?? (signal ? 128 : null)
     resolve()
   }))
-  const killGroup = (signal: NodeJS.Signals) => {
-    try {
-      process.kill(-child.pid!, signal)
-    } catch {
-      // gone
-    }
-  }
+  const killGroup = (signal: NodeJS.Signals) => signalGroup(child.pid, signal)
   const forget = onCleanup("kill the service", () => killGroup("SIGKILL"))
   const origin = `http://127.0.0.1:${port}`
   const apiBase = `${origin}/api/v1`

@@ -29,7 +29,7 @@ import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
-import { alive, cleanup, clusterCpu, elapsed, freePort, log, onCleanup, processCpu, sleep, startThrowawayCluster, withClient } from "./BenchProcess.js"
+import { alive, cleanup, clusterCpu, elapsed, freePort, log, onCleanup, processCpu, signalGroup, sleep, startThrowawayCluster, withClient } from "./BenchProcess.js"
 
 const argv = process.argv.slice(2)
 const usage = "usage: npm run bench:soak -- [--withdrawals N] [--runs N] [--restart-runs N] [--no-pg] [--stats] [--repo DIR]"
@@ -101,13 +101,7 @@ const startService = async (env: Record<string, string>): Promise<Service> => {
   child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()))
   let exited: number | null | undefined
   const exit = new Promise<void>((resolve) => child.on("exit", (code) => ((exited = code), resolve())))
-  const kill = (signal: NodeJS.Signals) => {
-    try {
-      process.kill(-child.pid!, signal)
-    } catch {
-      // gone
-    }
-  }
+  const kill = (signal: NodeJS.Signals) => signalGroup(child.pid, signal)
   const forget = onCleanup("kill the service", () => kill("SIGKILL"))
   const origin = `http://127.0.0.1:${port}`
   const started = performance.now()
