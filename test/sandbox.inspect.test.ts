@@ -411,6 +411,12 @@ describe("GET /sandbox/events/{eventId}", () => {
     expect((await app.request("PUT", "/partner/v1/webhook", { apiKey: p.apiKey, body: { url: receiver.url } })).status).toBe(200)
     const customer = await newCustomer(p, { funds: 1_000_000n })
     const { eventId, withdrawalId } = await completedEvent(p, customer)
+    // The delivery runs in the background: the chain and the delivery read below are compared field by field, so
+    // both are read once it has settled (a read between attempt and outcome would differ in status and attempts).
+    await eventually(async () => {
+      const delivery = (await get(p, `/partner/v1/webhook/deliveries/${eventId}`)).body.data
+      return delivery?.status === "DELIVERED" ? delivery : undefined
+    }, `the delivery of ${eventId}`)
 
     const reply = await get(p, `/sandbox/events/${eventId}`)
     expect(reply.status, JSON.stringify(reply.body)).toBe(200)
