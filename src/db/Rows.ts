@@ -49,6 +49,19 @@ export const repository = <T extends object>(functions: T): Repository<T> =>
   ])) as Repository<T>
 
 /**
+ * `INSERT INTO table (columns) SELECT values FROM source` of one row, its fields named as the client names columns
+ * (camelCase to snake_case): a write carried by another statement as one of its CTEs, made only when that
+ * statement's `source` CTE has its row (src/ledger/Ledger.ts `Carried`). PostgreSQL types each value by its column;
+ * a bigint goes as decimal text.
+ */
+export const insertFrom = (sql: SqlClient.SqlClient, table: string, row: Readonly<Record<string, unknown>>, source: string) => {
+  const fields = Object.entries(row)
+  return sql`INSERT INTO ${sql(table)} (${sql.csv(fields.map(([name]) => sql`${sql(name)}`))})
+    SELECT ${sql.csv(fields.map(([, value]) => sql`${typeof value === "bigint" ? value.toString() : value as never}`))}
+    FROM ${sql(source)}`
+}
+
+/**
  * Recovers from a database error a repository turned into a defect (`orDieOnSql`): how a background loop that logs a
  * database error and goes on stays alive. Any other defect stays a defect.
  */

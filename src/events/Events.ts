@@ -118,23 +118,53 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
      * Writes the event (and its webhook delivery, when the partner has a URL) in the current transaction, published
      * after its commit; outside a transaction it is published at once.
      */
+    const newRow = (event: NewEvent) =>
+      Effect.gen(function*() {
+        return {
+          id: yield* ids.uuid,
+          partnerId: event.partnerId,
+          customerId: event.customerId ?? null,
+          type: event.type,
+          data: event.data,
+          createdAt: yield* clock.now
+        }
+      })
+
+    /** A written event: published after the commit (at once outside a transaction), relayed to other instances. */
+    const written = (stored: StoredEvent) =>
+      Effect.gen(function*() {
+        const pending = yield* Effect.serviceOption(PendingWork)
+        yield* Option.match(pending, {
+          onSome: (work) => Ref.update(work.events, (all) => [...all, stored]),
+          onNone: () => PubSub.publish(bus, stored)
+        })
+        if (relay.shared) yield* afterCommit(relay.committed(stored.seq))
+        return stored
+      })
+
     const record = Effect.fn("Outbox.record")(function*(event: NewEvent) {
-      const row = yield* repo.insert({
-        id: yield* ids.uuid,
-        partnerId: event.partnerId,
-        customerId: event.customerId ?? null,
-        type: event.type,
-        data: event.data,
-        createdAt: yield* clock.now
-      })
-      const stored: StoredEvent = { ...fromRow(row), webhookQueued: row.webhookQueued }
-      const pending = yield* Effect.serviceOption(PendingWork)
-      yield* Option.match(pending, {
-        onSome: (work) => Ref.update(work.events, (all) => [...all, stored]),
-        onNone: () => PubSub.publish(bus, stored)
-      })
-      if (relay.shared) yield* afterCommit(relay.committed(stored.seq))
-      return stored
+      const row = yield* repo.insert(yield* newRow(event))
+      return yield* written({ ...fromRow(row), webhookQueued: row.webhookQueued })
+    })
+
+    /**
+     * `record` carried by the command's journal statement (src/ledger/Ledger.ts `Carried`), one round trip fewer:
+     * `id` for the journal's `eventId`, `carried` for its `carry`, then `recorded` with the journal's `carried`
+     * columns, which returns the event as stored (and publishes it after the commit, like `record`).
+     */
+    const prepare = Effect.fn("Outbox.prepare")(function*(event: NewEvent) {
+      const row = yield* newRow(event)
+      return {
+        id: row.id,
+        carried: repo.insertCarried(row),
+        recorded: (columns: Readonly<Record<string, unknown>>) => {
+          const { carriedEventSeq: seq, carriedWebhookQueued: webhookQueued } = columns
+          if (typeof seq !== "string" || typeof webhookQueued !== "boolean") {
+            return Effect.dieMessage(`outbox: the statement carrying event ${row.id} did not return it`)
+          }
+          return written({ ...fromRow({ ...row, seq: BigInt(seq) }), webhookQueued })
+        }
+      }
     })
 
     /** Newest first (or oldest first after `afterSeq`). */
@@ -149,7 +179,7 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
     const related = Effect.fn("Outbox.related")((query: RelatedQuery) =>
       Effect.map(repo.related(query), (rows) => rows.map(fromRow)))
 
-    return { record, list, find, related } as const
+    return { record, prepare, list, find, related } as const
   }),
   dependencies: [EventsRepo.EventsRepo.Default]
 }) {}

@@ -73,6 +73,33 @@ export const make = Effect.gen(function*() {
         )
         SELECT event.*, EXISTS (SELECT 1 FROM delivery) AS webhook_queued FROM event`
   })
+  /**
+   * `insert`'s writes carried by a journal statement (src/ledger/Ledger.ts `Carried`): the event and its delivery,
+   * written only when the journal is. The result's columns: `carried_event_seq` (text) and
+   * `carried_webhook_queued`.
+   */
+  const insertCarried = (row: Omit<EventRow, "seq">) => ({
+    ctes: [
+      sql`carried_event AS (
+          INSERT INTO events (id, partner_id, customer_id, type, data, created_at)
+          SELECT ${row.id}, ${row.partnerId}, ${row.customerId}, ${row.type}, ${JSON.stringify(row.data)}::jsonb, ${row.createdAt}
+          FROM tx
+          RETURNING id, seq, partner_id, type, created_at
+        )`,
+      sql`carried_delivery AS (
+          INSERT INTO webhook_deliveries (event_id, partner_id, type, status, next_attempt_at, created_at)
+          SELECT carried_event.id, c.partner_id, carried_event.type, 'PENDING',
+                 carried_event.created_at + make_interval(secs => c.chaos_extra_delay_seconds + random() * c.chaos_reorder_window_seconds),
+                 carried_event.created_at
+          FROM carried_event JOIN webhook_configs c ON c.partner_id = carried_event.partner_id
+          RETURNING event_id
+        )`
+    ],
+    columns: [
+      sql`(SELECT seq::text FROM carried_event) AS carried_event_seq`,
+      sql`EXISTS (SELECT 1 FROM carried_delivery) AS carried_webhook_queued`
+    ]
+  })
   const list = SqlSchema.findAll({
     Request: Schema.Struct({
       partnerId: Schema.String,
@@ -132,7 +159,7 @@ export const make = Effect.gen(function*() {
     Result: Schema.Struct({ seq: Schema.NullOr(Schema.String) }),
     execute: () => sql`SELECT max(seq)::text AS seq FROM events`
   })
-  return repository({ insert, list, find, related, bySeqs, after, lastSeq } as const)
+  return { ...repository({ insert, list, find, related, bySeqs, after, lastSeq } as const), insertCarried }
 })
 
 /** The repository as a service, built once per application; `make` builds a private one (tests, one-off commands). */

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type Statement } from "@effect/sql"
 import { Effect } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { Ids } from "../ids/Ids.js"
@@ -38,7 +38,31 @@ export interface JournalInput {
 export interface ReserveInput extends Omit<JournalInput, "postings"> {
   readonly currency: Asset
   readonly amount: bigint
+  /** The reservation's id, when the caller names it (a carried write refers to it); a new one otherwise. */
+  readonly id?: string | undefined
+  /** Writes the journal statement carries (see `Carried`). */
+  readonly carry?: Carried | undefined
 }
+
+/**
+ * Writes of the command carried by its journal statement, so that they cost no round trip of their own: each CTE is
+ * `name AS (INSERT ... SELECT ... FROM tx ...)`, where `tx` is the statement's CTE that holds the journal
+ * transaction's row only when the journal is written. A refused journal (or its first run on an account not yet
+ * created, run again after creating it) therefore writes none of them. `columns` are select-list items
+ * (`expression AS name`, names prefixed `carried_` by convention) added to the statement's result and returned to
+ * the caller (`carried`, names camel-cased) as they were read from its first row. The CTE names must not clash with
+ * the journal's own: `p`, `acc`, `checked`, `tx`, `updated`, `entries`, `opened`, `ended`.
+ */
+export interface Carried {
+  readonly ctes: ReadonlyArray<Statement.Fragment>
+  readonly columns: ReadonlyArray<Statement.Fragment>
+}
+
+/** Two sets of carried writes in one statement (their CTE and column names must differ). */
+export const carryBoth = (a: Carried, b: Carried): Carried => ({
+  ctes: [...a.ctes, ...b.ctes],
+  columns: [...a.columns, ...b.columns]
+})
 
 export interface EndReservationInput {
   readonly reservationId: string
@@ -157,9 +181,15 @@ export class Ledger extends Effect.Service<Ledger>()("Ledger", {
     interface Extra {
       readonly open?: { readonly id: string; readonly currency: Asset; readonly amount: bigint; readonly resourceType: string; readonly resourceId: string }
       readonly end?: { readonly id: string; readonly status: "POSTED" | "VOIDED" }
+      readonly carry?: Carried | undefined
     }
+    /** A carried write's CTEs after the journal's own, and its columns after the result's. */
+    const carriedCtes = (carry: Carried | undefined) =>
+      carry === undefined || carry.ctes.length === 0 ? sql`` : sql`, ${sql.csv(carry.ctes)}`
+    const carriedColumns = (carry: Carried | undefined) =>
+      carry === undefined || carry.columns.length === 0 ? sql`` : sql`, ${sql.csv(carry.columns)}`
     const writeJournal = (input: JournalInput, transactionId: string, entryIds: ReadonlyArray<string>, ordered: ReadonlyArray<Posting>, now: Date, extra: Extra) =>
-      sql<{ ord: number; kind: string; accountId: string | null; balance: string | null; ok: boolean }>`
+      sql<{ ord: number; kind: string; accountId: string | null; balance: string | null; ok: boolean } & Record<string, unknown>>`
         WITH p AS (
           SELECT * FROM unnest(
             (SELECT ${ordered.map((_, i) => i)}::int[]),
@@ -207,8 +237,8 @@ export class Ledger extends Effect.Service<Ledger>()("Ledger", {
           UPDATE ledger_reservations SET status = ${extra.end.status}, end_transaction_id = tx.id, ended_at = ${now}
           FROM tx WHERE ledger_reservations.id = ${extra.end.id}
           RETURNING 1
-        )`}
-        SELECT acc.ord, acc.kind, acc.account_id, acc.balance::text AS balance, checked.ok
+        )`}${carriedCtes(extra.carry)}
+        SELECT acc.ord, acc.kind, acc.account_id, acc.balance::text AS balance, checked.ok${carriedColumns(extra.carry)}
         FROM acc CROSS JOIN checked ORDER BY acc.ord`
 
     /** Whether two postings touch the same customer account (the one-statement path updates each account once). */
@@ -254,7 +284,8 @@ export class Ledger extends Effect.Service<Ledger>()("Ledger", {
           }
           return yield* Effect.dieMessage(`ledger: ${input.reason} was refused for no reason the ledger knows`)
         }
-        return { transactionId }
+        const { accountId: _a, balance: _b, kind: _k, ok: _o, ord: _r, ...carried } = rows[0]!
+        return { transactionId, carried }
       }).pipe(Effect.catchTag("SqlError", Effect.die))
 
     /**
@@ -264,7 +295,7 @@ export class Ledger extends Effect.Service<Ledger>()("Ledger", {
      */
     const post = Effect.fn("Ledger.post")(
       (input: JournalInput): Effect.Effect<{ readonly transactionId: string }, InsufficientBalance | BalanceLimitExceeded> =>
-        postWith(input, {})
+        Effect.map(postWith(input, {}), ({ transactionId }) => ({ transactionId }))
     )
 
     /** The reservation with the partner of its transaction (internal reads: no span of their own). */
@@ -280,15 +311,17 @@ export class Ledger extends Effect.Service<Ledger>()("Ledger", {
     /** Moves `amount` from available to held and opens a reservation (two-phase transfer, phase one). */
     const reserve = Effect.fn("Ledger.reserve")(function*(input: ReserveInput) {
       if (input.amount <= 0n) return yield* Effect.dieMessage("ledger: a reservation must be positive")
-      const id = yield* ids.uuid
-      const { transactionId } = yield* postWith({
-        ...input,
+      const id = input.id ?? (yield* ids.uuid)
+      const { carry: _carry, id: _id, ...journal } = input
+      const { carried, transactionId } = yield* postWith({
+        ...journal,
         postings: [
           { account: available(input.customerId, input.currency), amount: -input.amount },
           { account: held(input.customerId, input.currency), amount: input.amount }
         ]
       }, {
-        open: { id, currency: input.currency, amount: input.amount, resourceType: input.resourceType, resourceId: input.resourceId }
+        open: { id, currency: input.currency, amount: input.amount, resourceType: input.resourceType, resourceId: input.resourceId },
+        carry: input.carry
       }).pipe(Effect.catchTag("BalanceLimitExceeded", Effect.die)) // available -> held leaves the total as it is
       return {
         id,
@@ -298,8 +331,10 @@ export class Ledger extends Effect.Service<Ledger>()("Ledger", {
         status: "HELD" as const,
         resourceType: input.resourceType,
         resourceId: input.resourceId,
-        transactionId
-      } satisfies Reservation & { readonly transactionId: string }
+        transactionId,
+        /** The carried writes' columns (`ReserveInput.carry`), camel-cased; empty without any. */
+        carried
+      } satisfies Reservation & { readonly transactionId: string; readonly carried: Readonly<Record<string, unknown>> }
     })
 
     const end = (input: EndReservationInput, outcome: "POSTED" | "VOIDED", destinations: ReadonlyArray<Posting>) =>

@@ -8,7 +8,7 @@ import { Outbox } from "../events/Events.js"
 import { Deposits, omnibusAccount } from "../funding/Deposits.js"
 import { BadRequest } from "../api/ApiError.js"
 import { Cursors, paginate, type PageRequest } from "../api/Pagination.js"
-import { isUuid } from "../ids/Ids.js"
+import { Ids, isUuid } from "../ids/Ids.js"
 import { CustomerActors } from "../ledger/CustomerActors.js"
 import { Idempotency } from "../ledger/Idempotency.js"
 import * as Ledger from "../ledger/Ledger.js"
@@ -91,6 +91,7 @@ export class Sends extends Effect.Service<Sends>()("Sends", {
     const config = yield* AppConfig
     const clock = yield* ServiceClock
     const outbox = yield* Outbox
+    const ids = yield* Ids
     const ledger = yield* Ledger.Ledger
     const idempotency = yield* Idempotency
     const actors = yield* CustomerActors
@@ -182,24 +183,28 @@ export class Sends extends Effect.Service<Sends>()("Sends", {
           createdAt: now,
           updatedAt: now
         }
-        const event = yield* outbox.record({
+        // The event and the row are written by the reservation's journal statement (`Ledger.Carried`).
+        const event = yield* outbox.prepare({
           partnerId: customer.partnerId,
           customerId: customer.id,
           type: "send.pending",
           data: eventData(customer.id, toSend({ ...draft, reservationId: id }))
         })
+        const row = { ...draft, reservationId: yield* ids.uuid }
         const reservation = yield* ledger.reserve({
+          id: row.reservationId,
           partnerId: customer.partnerId,
           customerId: customer.id,
           reason: "send",
           resourceType: "send",
           resourceId: id,
           reference,
-          eventId: event.envelope.id,
+          eventId: event.id,
           currency: planned.asset,
-          amount: planned.amount
+          amount: planned.amount,
+          carry: Ledger.carryBoth(event.carried, repo.insertCarried(row))
         })
-        const row = yield* repo.insert({ ...draft, reservationId: reservation.id })
+        yield* event.recorded(reservation.carried)
         yield* chain.broadcast({
           partnerId: row.partnerId,
           customerId: row.customerId,

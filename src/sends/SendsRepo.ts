@@ -1,6 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { CreatedPage, createdPage, createdPageOrder, createdPageWhere, type CreatedPageQuery, repository } from "../db/Rows.js"
+import { CreatedPage, createdPage, createdPageOrder, createdPageWhere, type CreatedPageQuery, insertFrom, repository } from "../db/Rows.js"
 import { StablecoinAsset } from "../reference/Networks.js"
 import { SendFailureCause, SendStatus } from "./Api.js"
 
@@ -37,6 +37,11 @@ export const make = Effect.gen(function*() {
     Request: NewSendRow,
     Result: SendRow,
     execute: (row) => sql`INSERT INTO sends ${sql.insert({ ...row })} RETURNING *`
+  })
+  /** `insert` carried by the reservation's journal statement (src/ledger/Ledger.ts `Carried`); nothing returned. */
+  const insertCarried = (row: NewSendRow) => ({
+    ctes: [sql`carried_send AS (${insertFrom(sql, "sends", row, "tx")} RETURNING 1)`],
+    columns: []
   })
   const byId = SqlSchema.findOne({
     Request: Schema.Struct({ customerId: Schema.String, id: Schema.String }),
@@ -94,6 +99,7 @@ export const make = Effect.gen(function*() {
   })
   return repository({
     insert: (row: NewSendRow) => insert(row),
+    insertCarried,
     byId: (customerId: string, id: string) => byId({ customerId, id }),
     byReference: (customerId: string, reference: string) => byReference({ customerId, reference }),
     forPartner: (partnerId: string, id: string) => forPartner({ partnerId, id }),

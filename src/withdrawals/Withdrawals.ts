@@ -26,7 +26,7 @@ import { defaultWithdrawalFees, describeFee, type FeeSplit, minimumRequest, spli
 import * as Settlement from "./Settlement.js"
 import { eventData, toWithdrawal } from "./View.js"
 import * as WithdrawalsRepo from "./WithdrawalsRepo.js"
-import { isUuid } from "../ids/Ids.js"
+import { Ids, isUuid } from "../ids/Ids.js"
 import type { CreatedPageQuery } from "../db/Rows.js"
 
 export { eventData, toWithdrawal } from "./View.js"
@@ -68,6 +68,7 @@ export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
     const bank = yield* Bank
     const apply = yield* Settlement.make
     const cursors = yield* Cursors
+    const ids = yield* Ids
     const fees = config.withdrawalFees ?? defaultWithdrawalFees
 
     /** Parses the request and applies the fee schedule; refuses anything under the minimum. */
@@ -136,7 +137,11 @@ export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
       updatedAt: now
     })
 
-    /** Records `withdrawal.submitted`, reserves the total, stores the row and hands the payout to the bank rail. */
+    /**
+     * Records `withdrawal.submitted`, reserves the total, stores the row and hands the payout to the bank rail. The
+     * event and the row are written by the reservation's journal statement (`Ledger.Carried`): one statement for
+     * the three writes.
+     */
     const create = (
       customer: Customer,
       reference: string,
@@ -146,24 +151,27 @@ export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
     ) => (id: string) =>
       Effect.gen(function*() {
         const draft = draftOf(customer, reference, currency, split, account, id, yield* clock.now)
-        const event = yield* outbox.record({
+        const event = yield* outbox.prepare({
           partnerId: customer.partnerId,
           customerId: customer.id,
           type: "withdrawal.submitted",
           data: eventData(customer.id, toWithdrawal(draft))
         })
+        const row = { ...draft, reservationId: yield* ids.uuid }
         const reservation = yield* ledger.reserve({
+          id: row.reservationId,
           partnerId: customer.partnerId,
           customerId: customer.id,
           reason: "withdrawal",
           resourceType: "withdrawal",
           resourceId: id,
           reference,
-          eventId: event.envelope.id,
+          eventId: event.id,
           currency,
-          amount: split.totalDebited
+          amount: split.totalDebited,
+          carry: Ledger.carryBoth(event.carried, repo.insertCarried(row))
         })
-        const row = yield* repo.insert({ ...draft, reservationId: reservation.id })
+        yield* event.recorded(reservation.carried)
         yield* bank.submitPayout({
           partnerId: row.partnerId,
           customerId: row.customerId,

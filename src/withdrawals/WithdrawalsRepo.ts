@@ -2,7 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { FiatCurrency } from "../reference/Countries.js"
 import { WithdrawalStatus } from "./Api.js"
-import { CreatedPage, createdPage, createdPageOrder, createdPageWhere, type CreatedPageQuery, repository } from "../db/Rows.js"
+import { CreatedPage, createdPage, createdPageOrder, createdPageWhere, type CreatedPageQuery, insertFrom, repository } from "../db/Rows.js"
 
 /** A row of `withdrawals`; the bank account's details are copied at submission. `seq` orders the list (keyset cursor). */
 export const WithdrawalRow = Schema.Struct({
@@ -40,6 +40,14 @@ export const make = Effect.gen(function*() {
     Request: NewWithdrawalRow,
     Result: WithdrawalRow,
     execute: (row) => sql`INSERT INTO withdrawals ${sql.insert({ ...row })} RETURNING *`
+  })
+  /**
+   * `insert` carried by the reservation's journal statement (src/ledger/Ledger.ts `Carried`): written only when the
+   * journal is; nothing is returned (the caller has the row).
+   */
+  const insertCarried = (row: NewWithdrawalRow) => ({
+    ctes: [sql`carried_withdrawal AS (${insertFrom(sql, "withdrawals", row, "tx")} RETURNING 1)`],
+    columns: []
   })
   const find = SqlSchema.findOne({
     Request: Schema.Struct({ customerId: Schema.String, id: Schema.String }),
@@ -88,6 +96,7 @@ export const make = Effect.gen(function*() {
   })
   return repository({
     insert: (row: NewWithdrawalRow) => insert(row),
+    insertCarried,
     find: (customerId: string, id: string) => find({ customerId, id }),
     findForPartner: (partnerId: string, id: string) => findForPartner({ partnerId, id }),
     /** Locks the row for the rest of the transaction (the customer row is locked first, always). */
