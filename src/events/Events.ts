@@ -185,3 +185,6 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
 }) {}
 
 export const OutboxLayer = Outbox.Default
+
+/** An event `Outbox.prepare` made ready for a journal statement to carry (src/ledger/Ledger.ts `Carried`). */
+export type PreparedEvent = Effect.Effect.Success<ReturnType<Outbox["prepare"]>>

@@ -33,6 +33,8 @@ export interface JournalInput {
   /** The outbox event recorded in the same transaction. */
   readonly eventId: string
   readonly postings: ReadonlyArray<Posting>
+  /** Writes the journal statement carries (see `Carried`). */
+  readonly carry?: Carried | undefined
 }
 
 export interface ReserveInput extends Omit<JournalInput, "postings"> {
@@ -40,8 +42,6 @@ export interface ReserveInput extends Omit<JournalInput, "postings"> {
   readonly amount: bigint
   /** The reservation's id, when the caller names it (a carried write refers to it); a new one otherwise. */
   readonly id?: string | undefined
-  /** Writes the journal statement carries (see `Carried`). */
-  readonly carry?: Carried | undefined
 }
 
 /**
@@ -136,38 +136,33 @@ export class Ledger extends Effect.Service<Ledger>()("Ledger", {
       })
 
     /**
-     * The balance cap, checked before anything is written: a posting that raises the customer's total in a
-     * currency (available + held) may not take it above the maximum balance. Moves between available and held
-     * leave the total unchanged, so a reservation, its post or its void never hit the cap. The customer row is
-     * locked by the caller (CustomerActors), so the totals read here stay true until the commit.
+     * The balance cap: a posting that raises the customer's total in a currency (available + held) may not take it
+     * above the maximum balance. Moves between available and held leave the total unchanged, so a reservation, its
+     * post or its void never hit the cap. The raises per currency, in the postings' order; the journal statement
+     * checks them (its `cap` CTE) before it writes anything. The customer row is locked by the caller
+     * (CustomerActors), so the totals it reads stay true until the commit.
      */
-    const checkBalanceCap = (input: JournalInput) =>
-      Effect.gen(function*() {
-        const raised = new Map<Asset, bigint>()
-        for (const { account, amount } of input.postings) {
-          if (account.kind !== "house") raised.set(account.currency, (raised.get(account.currency) ?? 0n) + amount)
-        }
-        for (const [currency, delta] of raised) {
-          if (delta <= 0n) continue
-          const maximum = maxBalanceMinor(currency)
-          const rows = yield* sql<{ total: string | null }>`
-            SELECT sum(balance)::text AS total FROM ledger_accounts
-            WHERE customer_id = ${input.customerId} AND currency = ${currency} AND kind IN ('available', 'held')`
-          const total = BigInt(rows[0]?.total ?? "0")
-          if (total + delta > maximum) {
-            return yield* new BalanceLimitExceeded({
-              message: `Balance limit exceeded: this ${currency} ${toDecimalString(currency, delta)} would take the customer's ` +
-                `${currency} balance to ${toDecimalString(currency, total + delta)}; the maximum balance is ` +
-                `${currency} ${toDecimalString(currency, maximum)}. Nothing was credited`,
-              details: { maximumBalance: toNumber(currency, maximum), currency }
-            })
-          }
-        }
+    const raisesOf = (input: JournalInput) => {
+      const raised = new Map<Asset, bigint>()
+      for (const { account, amount } of input.postings) {
+        if (account.kind !== "house") raised.set(account.currency, (raised.get(account.currency) ?? 0n) + amount)
+      }
+      return [...raised].filter(([, delta]) => delta > 0n).map(([currency, delta]) => ({ currency, delta, maximum: maxBalanceMinor(currency) }))
+    }
+    type Raise = ReturnType<typeof raisesOf>[number]
+
+    const balanceLimitExceeded = (raise: Raise, total: bigint) =>
+      new BalanceLimitExceeded({
+        message: `Balance limit exceeded: this ${raise.currency} ${toDecimalString(raise.currency, raise.delta)} would take the customer's ` +
+          `${raise.currency} balance to ${toDecimalString(raise.currency, total + raise.delta)}; the maximum balance is ` +
+          `${raise.currency} ${toDecimalString(raise.currency, raise.maximum)}. Nothing was credited`,
+        details: { maximumBalance: toNumber(raise.currency, raise.maximum), currency: raise.currency }
       })
 
     /**
      * The whole journal transaction in one statement (a data-modifying CTE): the accounts are looked up, every
-     * customer posting is checked against its balance, and only when all of them pass are the transaction row,
+     * customer posting is checked against its balance and every raise of a customer's total against the maximum
+     * balance (`cap`: the total before, per raised currency), and only when all of them pass are the transaction row,
      * the balance updates, the entries and (optionally) the reservation opened or ended by it written. A refused
      * posting writes nothing, so no caller depends on a rollback. Returns the accounts as they were read, for the
      * refusal's message or the missing accounts to create. The customer row is locked by the caller, so the
@@ -188,8 +183,16 @@ export class Ledger extends Effect.Service<Ledger>()("Ledger", {
       carry === undefined || carry.ctes.length === 0 ? sql`` : sql`, ${sql.csv(carry.ctes)}`
     const carriedColumns = (carry: Carried | undefined) =>
       carry === undefined || carry.columns.length === 0 ? sql`` : sql`, ${sql.csv(carry.columns)}`
-    const writeJournal = (input: JournalInput, transactionId: string, entryIds: ReadonlyArray<string>, ordered: ReadonlyArray<Posting>, now: Date, extra: Extra) =>
-      sql<{ ord: number; kind: string; accountId: string | null; balance: string | null; ok: boolean } & Record<string, unknown>>`
+    const writeJournal = (
+      input: JournalInput,
+      transactionId: string,
+      entryIds: ReadonlyArray<string>,
+      ordered: ReadonlyArray<Posting>,
+      raises: ReadonlyArray<Raise>,
+      now: Date,
+      extra: Extra
+    ) =>
+      sql<{ ord: number; kind: string; accountId: string | null; balance: string | null; ok: boolean; capTotals: ReadonlyArray<string> | null } & Record<string, unknown>>`
         WITH p AS (
           SELECT * FROM unnest(
             (SELECT ${ordered.map((_, i) => i)}::int[]),
@@ -209,8 +212,21 @@ export class Ledger extends Effect.Service<Ledger>()("Ledger", {
             SELECT id, balance FROM ledger_accounts
             WHERE p.kind = 'house' AND kind = 'house' AND code = p.code AND currency = p.currency
           ) a ON true
+        ), cap AS (
+          SELECT c.ord, c.delta, c.maximum, coalesce((
+            SELECT sum(balance) FROM ledger_accounts
+            WHERE customer_id = ${input.customerId} AND currency = c.currency AND kind IN ('available', 'held')
+          ), 0) AS total
+          FROM unnest(
+            (SELECT ${raises.map((_, i) => i)}::int[]),
+            ${raises.map(({ currency }) => currency)}::text[],
+            ${raises.map(({ delta }) => delta.toString())}::numeric[],
+            ${raises.map(({ maximum }) => maximum.toString())}::numeric[]
+          ) AS c (ord, currency, delta, maximum)
         ), checked AS (
-          SELECT bool_and(account_id IS NOT NULL AND (kind = 'house' OR balance + amount >= 0)) AS ok FROM acc
+          SELECT bool_and(account_id IS NOT NULL AND (kind = 'house' OR balance + amount >= 0))
+                 AND NOT EXISTS (SELECT 1 FROM cap WHERE total + delta > maximum) AS ok
+          FROM acc
         ), tx AS (
           INSERT INTO ledger_transactions (id, partner_id, customer_id, reason, resource_type, resource_id, reference, event_id, created_at)
           SELECT ${transactionId}, ${input.partnerId}, ${input.customerId}, ${input.reason}, ${input.resourceType},
@@ -238,7 +254,8 @@ export class Ledger extends Effect.Service<Ledger>()("Ledger", {
           FROM tx WHERE ledger_reservations.id = ${extra.end.id}
           RETURNING 1
         )`}${carriedCtes(extra.carry)}
-        SELECT acc.ord, acc.kind, acc.account_id, acc.balance::text AS balance, checked.ok${carriedColumns(extra.carry)}
+        SELECT acc.ord, acc.kind, acc.account_id, acc.balance::text AS balance, checked.ok,
+               (SELECT array_agg(total::text ORDER BY ord) FROM cap) AS cap_totals${carriedColumns(extra.carry)}
         FROM acc CROSS JOIN checked ORDER BY acc.ord`
 
     /** Whether two postings touch the same customer account (the one-statement path updates each account once). */
@@ -259,18 +276,24 @@ export class Ledger extends Effect.Service<Ledger>()("Ledger", {
         if (repeatsAnAccount(input.postings)) {
           return yield* Effect.dieMessage(`ledger: ${input.reason} posts twice to one customer account`)
         }
-        yield* checkBalanceCap(input)
+        const raises = raisesOf(input)
         const transactionId = yield* ids.uuid
         const now = yield* clock.now
         // Debits first, as the entries' order (seq) shows them.
         const ordered = [...input.postings].sort((a, b) => (a.amount < b.amount ? -1 : a.amount > b.amount ? 1 : 0))
         const entryIds: Array<string> = []
         for (let i = 0; i < ordered.length; i++) entryIds.push(yield* ids.uuid)
-        let rows = yield* writeJournal(input, transactionId, entryIds, ordered, now, extra)
+        let rows = yield* writeJournal(input, transactionId, entryIds, ordered, raises, now, extra)
+        // The cap first (a refusal that needs no account), then the accounts, then the balances.
+        const capTotals = rows[0]?.capTotals ?? []
+        for (let i = 0; i < raises.length; i++) {
+          const total = BigInt(capTotals[i] ?? "0")
+          if (total + raises[i]!.delta > raises[i]!.maximum) return yield* balanceLimitExceeded(raises[i]!, total)
+        }
         if (rows[0]?.ok !== true && rows.some((row) => row.accountId === null)) {
           // First movement on an account: create the missing ones (committed with the command), then write.
           for (const row of rows) if (row.accountId === null) yield* accountId(ordered[row.ord]!.account)
-          rows = yield* writeJournal(input, transactionId, entryIds, ordered, now, extra)
+          rows = yield* writeJournal(input, transactionId, entryIds, ordered, raises, now, extra)
         }
         if (rows[0]?.ok !== true) {
           for (const row of rows) {
@@ -284,7 +307,7 @@ export class Ledger extends Effect.Service<Ledger>()("Ledger", {
           }
           return yield* Effect.dieMessage(`ledger: ${input.reason} was refused for no reason the ledger knows`)
         }
-        const { accountId: _a, balance: _b, kind: _k, ok: _o, ord: _r, ...carried } = rows[0]!
+        const { accountId: _a, balance: _b, capTotals: _c, kind: _k, ok: _o, ord: _r, ...carried } = rows[0]!
         return { transactionId, carried }
       }).pipe(Effect.catchTag("SqlError", Effect.die))
 
@@ -294,8 +317,11 @@ export class Ledger extends Effect.Service<Ledger>()("Ledger", {
      * refusal writes nothing.
      */
     const post = Effect.fn("Ledger.post")(
-      (input: JournalInput): Effect.Effect<{ readonly transactionId: string }, InsufficientBalance | BalanceLimitExceeded> =>
-        Effect.map(postWith(input, {}), ({ transactionId }) => ({ transactionId }))
+      (input: JournalInput): Effect.Effect<
+        { readonly transactionId: string; readonly carried: Readonly<Record<string, unknown>> },
+        InsufficientBalance | BalanceLimitExceeded
+      > =>
+        postWith(input, { carry: input.carry })
     )
 
     /** The reservation with the partner of its transaction (internal reads: no span of their own). */

@@ -2,7 +2,7 @@ import { BigDecimal, Effect, Option } from "effect"
 import type { CustomerId, PartnerId } from "../api/Ids.js"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import type { Customer } from "../customers/Customer.js"
-import { Outbox } from "../events/Events.js"
+import { Outbox, type PreparedEvent } from "../events/Events.js"
 import { BadRequest, type CustomerForbidden } from "../api/ApiError.js"
 import { isUuid } from "../ids/Ids.js"
 import { Ids } from "../ids/Ids.js"
@@ -250,12 +250,20 @@ export class Trading extends Effect.Service<Trading>()("Trading", {
       actors.run(partnerId, customerId, (customer) => priceSellQuote(partnerId, customer, body))
     )
 
-    /** The quote, checked under the customer's lock: the customer's, of this side, OPEN and not expired. */
-    const executable = (customer: Customer, side: TradingRepo.QuoteSide, quoteId: string) =>
+    /**
+     * The quote EXECUTED under the customer's lock when it is the customer's, of this side, OPEN and not expired: one
+     * statement. Otherwise nothing is written and the quote is read to say why.
+     */
+    const executed = (customer: Customer, side: TradingRepo.QuoteSide, quoteId: string) =>
       Effect.gen(function*() {
         const notFound = side === "buy" ? QuoteNotFound.buy() : QuoteNotFound.sell()
         if (!isUuid(quoteId)) return yield* notFound
-        const found = yield* repo.find(customer.id, quoteId.toLowerCase())
+        const id = quoteId.toLowerCase()
+        const reference = yield* idempotency.generate
+        const now = yield* clock.now
+        const done = yield* repo.executeOpen({ customerId: customer.id, id, side, reference, at: now })
+        if (Option.isSome(done)) return { row: done.value, reference }
+        const found = yield* repo.find(customer.id, id)
         if (Option.isNone(found) || found.value.side !== side) return yield* notFound
         const row = found.value
         if (row.status === "EXECUTED") {
@@ -263,13 +271,12 @@ export class Trading extends Effect.Service<Trading>()("Trading", {
             message: `The quote was already executed (reference ${row.reference}); request a new quote to trade again`
           })
         }
-        const now = yield* clock.now
         if (now.getTime() >= row.expiresAt.getTime()) {
           return yield* new QuoteExpired({
             message: `The quote expired at ${row.expiresAt.toISOString()}; request a new quote`
           })
         }
-        return { row, now }
+        return yield* Effect.dieMessage(`trading: quote ${row.id} is OPEN and unexpired but was not executed`)
       })
 
     const fill = (row: TradingRepo.QuoteRow) =>
@@ -292,11 +299,10 @@ export class Trading extends Effect.Service<Trading>()("Trading", {
     /** The customer's command of a buy: the quote EXECUTED, `purchase.completed`, the journal, then the fill. */
     const buyLocked = (partnerId: string, customer: Customer, quoteId: string) =>
       Effect.gen(function*() {
-        const { now, row } = yield* executable(customer, "buy", quoteId)
-        const reference = yield* idempotency.generate
-        const executed = yield* repo.markExecuted(row.id, reference, now)
-        const execution = toBuyExecution(executed)
-        const event = yield* outbox.record({
+        const { reference, row } = yield* executed(customer, "buy", quoteId)
+        const execution = toBuyExecution(row)
+        // The event is written by the journal statement (`Ledger.Carried`).
+        const event = yield* outbox.prepare({
           partnerId,
           customerId: customer.id,
           type: "purchase.completed",
@@ -304,21 +310,23 @@ export class Trading extends Effect.Service<Trading>()("Trading", {
         })
         const fiat = row.fiatCurrency
         // The ledger's checks come before the exchange is asked to fill: a refusal leaves nothing to undo there.
-        yield* ledger.post({
+        const posted = yield* ledger.post({
           partnerId,
           customerId: customer.id,
           reason: "buy",
           resourceType,
           resourceId: row.id,
           reference,
-          eventId: event.envelope.id,
+          eventId: event.id,
           postings: [
             { account: Ledger.available(customer.id, fiat), amount: -row.fiatAmount },
             { account: Ledger.house(inventory, fiat), amount: row.fiatAmount },
             { account: Ledger.house(inventory, "USDT"), amount: -row.usdtAmount },
             { account: Ledger.available(customer.id, "USDT"), amount: row.usdtAmount }
-          ]
+          ],
+          carry: event.carried
         })
+        yield* event.recorded(posted.carried)
         yield* fill(row)
         return execution
       })
@@ -328,22 +336,26 @@ export class Trading extends Effect.Service<Trading>()("Trading", {
      * (INSUFFICIENT_BALANCE, BALANCE_LIMIT_EXCEEDED) fails the command, and the command's transaction (or savepoint)
      * takes back everything it wrote: the quote stays OPEN.
      */
-    const postSell = (partnerId: string, customer: Customer, row: TradingRepo.QuoteRow, reference: string, eventId: string) =>
+    const postSell = (partnerId: string, customer: Customer, row: TradingRepo.QuoteRow, reference: string, event: PreparedEvent) =>
       Effect.gen(function*() {
         const fiat = row.fiatCurrency
         const sold = row.usdtAmount - row.feeUsdt
-        const common = { partnerId, customerId: customer.id, resourceType, resourceId: row.id, reference, eventId }
+        const common = { partnerId, customerId: customer.id, resourceType, resourceId: row.id, reference, eventId: event.id }
+        // The event is written by the first journal statement (`Ledger.Carried`); the second refers to it.
+        let carried: Readonly<Record<string, unknown>> | undefined
         if (row.feeUsdt > 0n) {
-          yield* ledger.post({
+          const fee = yield* ledger.post({
             ...common,
             reason: "fee",
             postings: [
               { account: Ledger.available(customer.id, "USDT"), amount: -row.feeUsdt },
               { account: Ledger.house(feeRevenue, "USDT"), amount: row.feeUsdt }
-            ]
+            ],
+            carry: event.carried
           })
+          carried = fee.carried
         }
-        yield* ledger.post({
+        const sale = yield* ledger.post({
           ...common,
           reason: "sell",
           postings: [
@@ -351,24 +363,24 @@ export class Trading extends Effect.Service<Trading>()("Trading", {
             { account: Ledger.house(inventory, "USDT"), amount: sold },
             { account: Ledger.house(inventory, fiat), amount: -row.fiatAmount },
             { account: Ledger.available(customer.id, fiat), amount: row.fiatAmount }
-          ]
+          ],
+          ...(carried === undefined ? { carry: event.carried } : {})
         })
+        yield* event.recorded(carried ?? sale.carried)
       })
 
     /** The customer's command of a sell: the quote EXECUTED, `sale.completed`, the journal, then the fill. */
     const sellLocked = (partnerId: string, customer: Customer, quoteId: string) =>
       Effect.gen(function*() {
-        const { now, row } = yield* executable(customer, "sell", quoteId)
-        const reference = yield* idempotency.generate
-        const executed = yield* repo.markExecuted(row.id, reference, now)
-        const execution = toSellExecution(executed)
-        const event = yield* outbox.record({
+        const { reference, row } = yield* executed(customer, "sell", quoteId)
+        const execution = toSellExecution(row)
+        const event = yield* outbox.prepare({
           partnerId,
           customerId: customer.id,
           type: "sale.completed",
           data: { customerId: customer.id, ...execution }
         })
-        yield* postSell(partnerId, customer, row, reference, event.envelope.id)
+        yield* postSell(partnerId, customer, row, reference, event)
         yield* fill(row)
         return execution
       })

@@ -50,20 +50,30 @@ export const make = Effect.gen(function*() {
     execute: ({ customerId, id }) =>
       sql`SELECT ${sql.unsafe(columns)} FROM trade_quotes WHERE id = ${id} AND customer_id = ${customerId}`
   })
-  const markExecuted = SqlSchema.single({
-    Request: Schema.Struct({ id: Schema.String, reference: Schema.String, at: Schema.DateFromSelf }),
+  const executeOpen = SqlSchema.findOne({
+    Request: Schema.Struct({
+      customerId: Schema.String,
+      id: Schema.String,
+      side: QuoteSide,
+      reference: Schema.String,
+      at: Schema.DateFromSelf
+    }),
     Result: QuoteRow,
-    execute: ({ at, id, reference }) =>
+    execute: ({ at, customerId, id, reference, side }) =>
       sql`
         UPDATE trade_quotes SET status = 'EXECUTED', reference = ${reference}, executed_at = ${at}
-        WHERE id = ${id} AND status = 'OPEN' RETURNING ${sql.unsafe(columns)}`
+        WHERE id = ${id} AND customer_id = ${customerId} AND side = ${side} AND status = 'OPEN' AND expires_at > ${at}
+        RETURNING ${sql.unsafe(columns)}`
   })
   return repository({
     insert: (row: NewQuoteRow) => insert(row),
     /** The customer's quote; called under the customer's lock, which serialises every execute of its quotes. */
     find: (customerId: string, id: string) => find({ customerId, id }),
-    /** OPEN -> EXECUTED; a quote that is not OPEN any more is a defect (the caller checked under the lock). */
-    markExecuted: (id: string, reference: string, at: Date) => markExecuted({ id, reference, at })
+    /**
+     * The customer's quote of this side OPEN -> EXECUTED when it has not expired at `at`, returned as executed; none
+     * when it is not executable (the caller reads it to say why).
+     */
+    executeOpen: (input: { customerId: string; id: string; side: QuoteSide; reference: string; at: Date }) => executeOpen(input)
   })
 })
 
