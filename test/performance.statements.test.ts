@@ -1,6 +1,7 @@
 import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { PreparingClient } from "../src/db/Database.js"
+import { internationalClient } from "./support/InternationalClient.js"
 import { harness, ledgerReport } from "./support/LedgerHarness.js"
 import { customerBody, startTestApp, type TestApp } from "./support/TestApp.js"
 
@@ -59,6 +60,20 @@ const fewest = async <A>(f: (attempt: number) => Promise<A>) => {
     if (best === undefined || run.statements.length < best.statements.length) best = run
   }
   return best!
+}
+
+/**
+ * The statements of the transaction that ran the statement matching `wrote`, BEGIN to COMMIT, on its connection (one
+ * connection's statements never interleave): a request's own, whatever background polls ran beside it.
+ */
+const transactionOf = (ran: ReadonlyArray<string>, on: ReadonlyArray<Pg.Client>, wrote: RegExp) => {
+  const index = ran.findIndex((text) => wrote.test(text))
+  expect(index, `a statement matching ${wrote}`).toBeGreaterThanOrEqual(0)
+  const mine = ran.map((text, i) => ({ text, i })).filter(({ i }) => on[i] === on[index])
+  const at = mine.findIndex(({ i }) => i === index)
+  const begin = mine.map(({ text }) => text).lastIndexOf("BEGIN", at)
+  expect(begin).toBeGreaterThanOrEqual(0)
+  return mine.slice(begin, mine.findIndex(({ text }, k) => k > at && text === "COMMIT") + 1).map(({ text }) => text)
 }
 
 describe("statements per request", () => {
@@ -127,6 +142,31 @@ describe("statements per request", () => {
     }
   })
 
+  it("a global send (cross-border)", async () => {
+    const { base, newPartner, verifiedCustomer } = internationalClient(() => app)
+    const p = await newPartner()
+    const id = await verifiedCustomer(p, { USDT: 1000 })
+    const beneficiary = { phone: "+254712345678", network: "M-PESA", accountName: "Wanjiru Kamau" }
+    for (const reference of ["warm-1", "count-1"]) {
+      const { clients: on, result, statements: ran } = await fewest((attempt) =>
+        app.request<any>("POST", `${base(id)}/global-send/initiate`, {
+          apiKey: p.apiKey,
+          body: { corridor: "KE-KES-mobile", amount: 50, purpose: "FAMILY_SUPPORT", beneficiary, reference: `${reference}-${attempt}` }
+        }))
+      expect(result.status, JSON.stringify(result.body)).toBe(201)
+      if (reference === "count-1") {
+        // The payout job wakes the job daemon, whose polls may land in the window (see the crypto send below): the
+        // send's own statements are its transaction's, on the connection that wrote the send.
+        const own = transactionOf(ran, on, /INSERT INTO "?global_sends"? /)
+        console.log(own.map((s, i) => `${i + 1}. ${s.slice(0, 160)}`).join("\n"))
+        // BEGIN, the customer's lock, the reference, the journal (carrying global_send.initiated and the send), the
+        // payout job, COMMIT: 8 before the journal carried the event and the row. (A group corridor reads the
+        // group's enrolment besides.)
+        expect(own.length).toBeLessThanOrEqual(6)
+      }
+    }
+  })
+
   it("a crypto send", async () => {
     const p = await app.newPartner()
     const created = await app.request<any>("POST", "/partner/v1/customers", { apiKey: p.apiKey, body: customerBody() })
@@ -146,12 +186,7 @@ describe("statements per request", () => {
         // a send does nothing outside its transaction, so its statements are the transaction, BEGIN to COMMIT, on
         // the connection that wrote the send (one connection's statements never interleave).
         // The send's row is written by the reservation's journal statement (a carried write, src/ledger/Ledger.ts).
-        const wrote = ran.findIndex((text) => /INSERT INTO "?sends"? /.test(text))
-        const mine = ran.map((text, i) => ({ text, i })).filter(({ i }) => on[i] === on[wrote])
-        const at = mine.findIndex(({ i }) => i === wrote)
-        const begin = mine.map(({ text }) => text).lastIndexOf("BEGIN", at)
-        expect(begin).toBeGreaterThanOrEqual(0)
-        const own = mine.slice(begin, mine.findIndex(({ text }, k) => k > at && text === "COMMIT") + 1).map(({ text }) => text)
+        const own = transactionOf(ran, on, /INSERT INTO "?sends"? /)
         console.log(own.map((s, i) => `${i + 1}. ${s.slice(0, 160)}`).join("\n"))
         // BEGIN, the customer's lock, the reference, the deposit address, the journal (carrying the event and the
         // send), the broadcast job, COMMIT: 9 before the journal carried the event and the row.

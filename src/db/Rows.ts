@@ -49,15 +49,27 @@ export const repository = <T extends object>(functions: T): Repository<T> =>
   ])) as Repository<T>
 
 /**
- * `INSERT INTO table (columns) SELECT values FROM source` of one row, its fields named as the client names columns
- * (camelCase to snake_case): a write carried by another statement as one of its CTEs, made only when that
- * statement's `source` CTE has its row (src/ledger/Ledger.ts `Carried`). PostgreSQL types each value by its column;
- * a bigint goes as decimal text.
+ * `INSERT INTO table (columns) SELECT values FROM source` of one row, encoded by its row Schema and its fields named
+ * as the client names columns (camelCase to snake_case): a write carried by another statement as one of its CTEs,
+ * made only when that statement's `source` CTE has its row (src/ledger/Ledger.ts `Carried`). PostgreSQL types each
+ * value by its column; a bigint goes as decimal text, a plain object (a jsonb column) as JSON.
  */
-export const insertFrom = (sql: SqlClient.SqlClient, table: string, row: Readonly<Record<string, unknown>>, source: string) => {
-  const fields = Object.entries(row)
+export const insertFrom = <A, I extends Readonly<Record<string, unknown>>>(
+  sql: SqlClient.SqlClient,
+  table: string,
+  schema: Schema.Schema<A, I>,
+  row: A,
+  source: string
+) => {
+  const fields = Object.entries(Schema.encodeSync(schema)(row))
+  const value = (field: unknown) =>
+    typeof field === "bigint"
+      ? field.toString()
+      : field !== null && typeof field === "object" && !(field instanceof Date) && !Buffer.isBuffer(field) && !Array.isArray(field)
+      ? JSON.stringify(field)
+      : field
   return sql`INSERT INTO ${sql(table)} (${sql.csv(fields.map(([name]) => sql`${sql(name)}`))})
-    SELECT ${sql.csv(fields.map(([, value]) => sql`${typeof value === "bigint" ? value.toString() : value as never}`))}
+    SELECT ${sql.csv(fields.map(([, field]) => sql`${value(field) as never}`))}
     FROM ${sql(source)}`
 }
 

@@ -1,5 +1,6 @@
 import { BigDecimal, Effect, Option } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
+import { Ids } from "../ids/Ids.js"
 import type { Customer } from "../customers/Customer.js"
 import { BadRequest } from "../api/ApiError.js"
 import { Enrolments } from "../international/Enrolments.js"
@@ -11,7 +12,7 @@ import { usdtToFiat } from "../trading/Pricing.js"
 import { GlobalSendBelowMinimum, type GlobalSendBody, GlobalSendNotEnabled } from "./Api.js"
 import * as GlobalSendsRepo from "./GlobalSendsRepo.js"
 import { defaultFees, minimumAmountFor, minimumAssetOf, splitCrossBorder } from "./Rules.js"
-import { commonFields, makeRecord, toGlobalSend } from "./View.js"
+import { commonFields, makePrepare, toGlobalSend } from "./View.js"
 
 /**
  * A new cross-border send inside the customer's command: the customer's USDT (or its local-currency equivalent at
@@ -24,7 +25,8 @@ export const make = Effect.gen(function*() {
   const ledger = yield* Ledger.Ledger
   const enrolments = yield* Enrolments
   const submissions = yield* PayoutSubmissions
-  const record = yield* makeRecord
+  const prepare = yield* makePrepare
+  const ids = yield* Ids
   const fees = defaultFees
 
   /** A corridor of a destination group needs the customer's approval for that group (international KYC). */
@@ -66,19 +68,23 @@ export const make = Effect.gen(function*() {
   /** Reserves the funding, stores the send and hands it to the payout partner; `draft` is recorded first. */
   const reserveAndSubmit = (customer: Customer, draft: GlobalSendsRepo.NewGlobalSendRow) =>
     Effect.gen(function*() {
-      const event = yield* record(draft, "global_send.initiated")
+      // The event and the row are written by the reservation's journal statement (`Ledger.Carried`).
+      const event = yield* prepare(draft, "global_send.initiated")
+      const row = { ...draft, reservationId: yield* ids.uuid }
       const reservation = yield* ledger.reserve({
+        id: row.reservationId,
         partnerId: customer.partnerId,
         customerId: customer.id,
         reason: "global_send",
         resourceType: "global_send",
         resourceId: draft.id,
         reference: draft.reference,
-        eventId: event.envelope.id,
+        eventId: event.id,
         currency: draft.fundingCurrency as Asset,
-        amount: draft.fundingAmount
+        amount: draft.fundingAmount,
+        carry: Ledger.carryBoth(event.carried, repo.insertCarried(row))
       })
-      const row = yield* repo.insert({ ...draft, reservationId: reservation.id })
+      yield* event.recorded(reservation.carried)
       yield* submissions.submitPayout({
         partnerId: row.partnerId,
         customerId: row.customerId,

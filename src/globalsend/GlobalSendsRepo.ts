@@ -1,6 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { CreatedPage, createdPage, createdPageOrder, createdPageWhere, type CreatedPageQuery, repository } from "../db/Rows.js"
+import { CreatedPage, createdPage, createdPageOrder, createdPageWhere, type CreatedPageQuery, insertFrom, repository } from "../db/Rows.js"
 import { SendPurpose } from "../reference/Corridors.js"
 import { GlobalSendStatus, SettledBy } from "./Api.js"
 
@@ -61,6 +61,11 @@ export const make = Effect.gen(function*() {
           ${row.withdrawalId}, ${row.createdAt}, ${row.updatedAt})
         RETURNING ${all}`
   })
+  /** `insert` carried by the reservation's journal statement (src/ledger/Ledger.ts `Carried`); nothing returned. */
+  const insertCarried = (row: NewGlobalSendRow) => ({
+    ctes: [sql`carried_global_send AS (${insertFrom(sql, "global_sends", NewGlobalSendRow, row, "tx")} RETURNING 1)`],
+    columns: []
+  })
   const byId = SqlSchema.findOne({
     Request: Schema.Struct({ customerId: Schema.String, id: Schema.String }),
     Result: GlobalSendRow,
@@ -117,6 +122,7 @@ export const make = Effect.gen(function*() {
   })
   return repository({
     insert: (row: NewGlobalSendRow) => insert(row),
+    insertCarried,
     byId: (customerId: string, id: string) => byId({ customerId, id }),
     byReference: (customerId: string, reference: string) => byReference({ customerId, reference }),
     forPartner: (partnerId: string, id: string) => forPartner({ partnerId, id }),

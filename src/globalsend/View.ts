@@ -51,6 +51,11 @@ export const eventData = (send: GlobalSend) => ({
 
 export type GlobalSendEventType = "global_send.initiated" | "global_send.completed" | "global_send.failed"
 
+/** A send's event prepared for the journal statement that writes it (`Outbox.prepare`). */
+export const makePrepare = Effect.map(Outbox, (outbox) =>
+  (row: GlobalSendsRepo.NewGlobalSendRow, type: GlobalSendEventType) =>
+    outbox.prepare({ partnerId: row.partnerId, customerId: row.customerId, type, data: eventData(toGlobalSend(row)) }))
+
 /** Records a send's event in the outbox (in the caller's transaction). */
 export const makeRecord = Effect.map(Outbox, (outbox) =>
   (row: GlobalSendsRepo.NewGlobalSendRow, type: GlobalSendEventType) =>

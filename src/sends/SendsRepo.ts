@@ -40,7 +40,7 @@ export const make = Effect.gen(function*() {
   })
   /** `insert` carried by the reservation's journal statement (src/ledger/Ledger.ts `Carried`); nothing returned. */
   const insertCarried = (row: NewSendRow) => ({
-    ctes: [sql`carried_send AS (${insertFrom(sql, "sends", row, "tx")} RETURNING 1)`],
+    ctes: [sql`carried_send AS (${insertFrom(sql, "sends", NewSendRow, row, "tx")} RETURNING 1)`],
     columns: []
   })
   const byId = SqlSchema.findOne({

@@ -46,7 +46,7 @@ export const make = Effect.gen(function*() {
    * journal is; nothing is returned (the caller has the row).
    */
   const insertCarried = (row: NewWithdrawalRow) => ({
-    ctes: [sql`carried_withdrawal AS (${insertFrom(sql, "withdrawals", row, "tx")} RETURNING 1)`],
+    ctes: [sql`carried_withdrawal AS (${insertFrom(sql, "withdrawals", NewWithdrawalRow, row, "tx")} RETURNING 1)`],
     columns: []
   })
   const find = SqlSchema.findOne({
