@@ -1,10 +1,8 @@
 import * as NodeCrypto from "node:crypto"
 import * as NodeFs from "node:fs"
-import * as NodeOs from "node:os"
-import * as NodePath from "node:path"
 import Pg from "pg"
 import { afterAll, describe, expect, it } from "vitest"
-import { killServer, runLedgerCheck, type ServerProcess, startServer, stopServer } from "./support/ServerProcess.js"
+import { killServer, runLedgerCheck, seededDataDir, type ServerProcess, startServer, stopServer } from "./support/ServerProcess.js"
 
 /**
  * Fault tests for the money core (docs/architecture.md "Money invariants": no money created, none lost, none moved twice). The real server
@@ -106,7 +104,7 @@ type Outcome =
 // ---------------------------------------------------------------------------------------------------------------
 
 describe(`crash mid-load (${kind})`, () => {
-  const dataDir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "pmm-fault-"))
+  const dataDir = seededDataDir("pmm-fault-")
   const servers: Array<ServerProcess> = []
   let databaseName: string | undefined
 

@@ -1,10 +1,8 @@
 import { Option, Redacted } from "effect"
 import * as NodeFs from "node:fs"
-import * as NodeOs from "node:os"
-import * as NodePath from "node:path"
 import { afterAll, describe, expect, inject, it } from "vitest"
 import { openPgliteCopy, pgliteLayerOn, postgresLayer } from "../src/db/Database.js"
-import { startServer, stopServer } from "./support/ServerProcess.js"
+import { seededDataDir, startServer, stopServer } from "./support/ServerProcess.js"
 import { startServices, type ServiceHarness } from "./support/ServiceHarness.js"
 import { databaseKind, testDatabaseLayer } from "./support/TestApp.js"
 
@@ -53,7 +51,7 @@ describe("one key per database", () => {
   it.skipIf(databaseKind() === "postgres")(
     "as processes: a sandbox start records its generated key; a restart with another ENCRYPTION_KEY exits 78 with one line",
     async () => {
-      const dataDir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "key-check-"))
+      const dataDir = seededDataDir("key-check-")
       cleanup.push(async () => NodeFs.rmSync(dataDir, { recursive: true, force: true }))
       const env = { PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir }
       // (A restart with the generated key, DATA_DIR/encryption.key, starts: test/foundation.process.test.ts restarts

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process"
+import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
@@ -36,6 +36,24 @@ export const serviceCommand = (args: ReadonlyArray<string>): [string, Array<stri
 /** `[command, args]` that run `listen` (`npm run listen -- ...args`) from its bundle: one node process. */
 export const listenCommand = (args: ReadonlyArray<string>): [string, Array<string>] =>
   [process.execPath, [bundle("listen.js"), ...args]]
+
+/**
+ * A new DATA_DIR whose embedded database already exists, migrated and empty: this run's PGlite template (a dump of
+ * the data directory, test/support/globalSetup.ts) unpacked into `pgdata/`, as a first start would have left it,
+ * minus the key (the service writes `encryption.key` and records its fingerprint on its first start there). A start
+ * on it skips initdb and the migrations (about 4 s of CPU each). The first start on an empty DATA_DIR is
+ * test/foundation.process.test.ts's. Without a PGlite template (the PostgreSQL pass) the directory stays empty.
+ */
+export const seededDataDir = (prefix: string): string => {
+  const dir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), prefix))
+  const template = inject("pgliteTemplate")
+  if (template !== "") {
+    NodeFs.mkdirSync(NodePath.join(dir, "pgdata"))
+    const untar = spawnSync("tar", ["-xf", template, "-C", NodePath.join(dir, "pgdata")], { encoding: "utf8" })
+    if (untar.status !== 0) throw new Error(`tar -xf ${template}: ${untar.stderr || untar.error?.message}`)
+  }
+  return dir
+}
 
 /** A clean environment: nothing from the test runner's (DATABASE_URL, SERVICE_MODE, ...) leaks in. */
 export const processEnv = (extra: Record<string, string>): NodeJS.ProcessEnv => ({
