@@ -33,6 +33,7 @@
  */
 import autocannon from "autocannon"
 import { spawn, type ChildProcess } from "node:child_process"
+import * as NodeCrypto from "node:crypto"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
@@ -88,6 +89,12 @@ interface Service {
   readonly stop: () => Promise<void>
 }
 
+/**
+ * One key for every start of the run: each start has a DATA_DIR of its own, and without ENCRYPTION_KEY each would
+ * generate a key there, which the database (sealed by the first start) refuses on the second.
+ */
+const encryptionKey = NodeCrypto.randomBytes(32).toString("hex")
+
 const startService = async (env: Record<string, string>, nodeArgs: Array<string> = []): Promise<Service> => {
   const port = await freePort()
   const dataDir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "pmm-bench-scale-data-"))
@@ -97,7 +104,7 @@ const startService = async (env: Record<string, string>, nodeArgs: Array<string>
     cwd: repoRoot,
     detached: true, // its own process group: a Ctrl-C reaches this script, which stops it
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", SERVICE_MODE: "sandbox", LOG_LEVEL: "warning", ...env }
+    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", SERVICE_MODE: "sandbox", LOG_LEVEL: "warning", ENCRYPTION_KEY: encryptionKey, ...env }
   })
   let output = ""
   child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()))
