@@ -58,10 +58,17 @@ const staleBecause = () => {
 export const build = async (target = outfile, entryPoint = "src/main.ts") => {
   const startedAt = Date.now()
   const esbuild = await import("esbuild")
+  const outdir = NodePath.dirname(target)
   const result = await esbuild.build({
     absWorkingDir: root,
-    entryPoints: [entryPoint],
-    outfile: target,
+    // `target`'s name for the entry (main.js, listen.js, main.tsx.js), its chunks beside it.
+    entryPoints: { [NodePath.basename(target, ".js")]: entryPoint },
+    outdir,
+    // Code split at dynamic imports: src/main.ts prints `--help` from a small chunk and loads the parsers, then the
+    // service, only for a command (a `--help` 0.5 -> 0.1 s of CPU). Chunks are named by content, next to the entry,
+    // so that a module locating files from its own URL (the web console's assets) finds them where it did.
+    splitting: true,
+    chunkNames: "chunk-[hash]",
     bundle: true,
     platform: "node",
     format: "esm",
@@ -78,6 +85,12 @@ export const build = async (target = outfile, entryPoint = "src/main.ts") => {
     logLevel: "warning"
   })
   if (target !== outfile || entryPoint !== "src/main.ts") return
+  // dist/: the chunks of earlier builds go (each build names its own by content).
+  const written = new Set(Object.keys(result.metafile.outputs).map((file) => NodePath.resolve(root, file)))
+  for (const file of NodeFs.readdirSync(outdir)) {
+    const path = NodePath.join(outdir, file)
+    if (/^chunk-[A-Z0-9]+\.js(\.map)?$/.test(file) && !written.has(path)) NodeFs.rmSync(path, { force: true })
+  }
   // The web console (src/console/web/) beside the service: dist/console/app.js and app.css, stamped with it.
   const web = await buildConsole(NodePath.join(root, "dist", "console"))
   const inputs = {}

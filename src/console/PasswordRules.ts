@@ -24,9 +24,12 @@ let common: Promise<ReadonlySet<string>> | undefined
 
 /** The common passwords, lower-cased: loaded on the first call, then the same Set. */
 export const commonPasswords: Effect.Effect<ReadonlySet<string>> = Effect.promise(() =>
-  common ??= import("@zxcvbn-ts/language-common").then(({ dictionary }) =>
-    new Set(dictionary["passwords-common"].map((entry) => entry.toLowerCase()))
-  )
+  common ??= import("@zxcvbn-ts/language-common").then((module) => {
+    // A CommonJS package: Node gives its exports as named ones too, a bundle's chunk (esbuild.config.mjs splits the
+    // service at its dynamic imports) as the default export only.
+    const { dictionary } = "dictionary" in module ? module : (module as unknown as { readonly default: typeof module }).default
+    return new Set(dictionary["passwords-common"].map((entry) => entry.toLowerCase()))
+  })
 )
 
 /** The form a password is compared to the list in. */

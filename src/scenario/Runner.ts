@@ -1,10 +1,7 @@
-import { Args, Options } from "@effect/cli"
 import { Effect, LogLevel, Option } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { glob, isDynamicPattern } from "tinyglobby"
-import * as CliOptions from "../cli/CliOptions.js"
-import { scenarioArguments, scenarioOptions } from "../cli/HelpTexts.js"
 import { AppConfig, type AppConfigShape } from "../config/AppConfig.js"
 import { runScenario, type ScenarioResult } from "./Execute.js"
 import type { Scenario, Step } from "./Language.js"
@@ -152,13 +149,6 @@ export const runScenarios = async (options: RunOptions): Promise<RunSummary> => 
 }
 
 /** The `scenario` command's arguments and options (see src/main.ts), described once in src/cli/HelpTexts.ts. */
-export const scenarioCommandConfig = {
-  files: CliOptions.textArgument(scenarioArguments[0]!).pipe(Args.atLeast(1)),
-  url: CliOptions.text(scenarioOptions.url).pipe(Options.optional),
-  concurrency: CliOptions.integer(scenarioOptions.concurrency).pipe(Options.withDefault(Number(scenarioOptions.concurrency.default))),
-  reporter: CliOptions.choice(scenarioOptions.reporter).pipe(Options.withDefault(scenarioOptions.reporter.default)),
-  output: CliOptions.text(scenarioOptions.output).pipe(Options.optional)
-}
 
 export const runScenarioCommand = (args: {
   readonly files: ReadonlyArray<string>
