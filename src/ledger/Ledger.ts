@@ -108,6 +108,30 @@ export const assertBalanced = (input: JournalInput): void => {
 }
 
 /**
+ * The balance cap: a posting that raises the customer's total in a currency (available + held) may not take it
+ * above the maximum balance. Moves between available and held leave the total unchanged, so a reservation, its
+ * post or its void never hit the cap. The raises per currency, in the postings' order; the journal statement
+ * checks them (its `cap` CTE) before it writes anything. The customer row is locked by the caller
+ * (CustomerActors), so the totals it reads stay true until the commit.
+ */
+const raisesOf = (input: JournalInput) => {
+  const raised = new Map<Asset, bigint>()
+  for (const { account, amount } of input.postings) {
+    if (account.kind !== "house") raised.set(account.currency, (raised.get(account.currency) ?? 0n) + amount)
+  }
+  return [...raised].filter(([, delta]) => delta > 0n).map(([currency, delta]) => ({ currency, delta, maximum: maxBalanceMinor(currency) }))
+}
+type Raise = ReturnType<typeof raisesOf>[number]
+
+const balanceLimitExceeded = (raise: Raise, total: bigint) =>
+  new BalanceLimitExceeded({
+    message: `Balance limit exceeded: this ${raise.currency} ${toDecimalString(raise.currency, raise.delta)} would take the customer's ` +
+      `${raise.currency} balance to ${toDecimalString(raise.currency, total + raise.delta)}; the maximum balance is ` +
+      `${raise.currency} ${toDecimalString(raise.currency, raise.maximum)}. Nothing was credited`,
+    details: { maximumBalance: toNumber(raise.currency, raise.maximum), currency: raise.currency }
+  })
+
+/**
  * The ledger's commands: every write of balances (`post`, `reserve`, `postReservation`, `voidReservation`) and the
  * reads the commands need (`reservation`, `balances`).
  */
@@ -133,30 +157,6 @@ export class Ledger extends Effect.Service<Ledger>()("Ledger", {
           rows = yield* find
         }
         return rows[0]!.id
-      })
-
-    /**
-     * The balance cap: a posting that raises the customer's total in a currency (available + held) may not take it
-     * above the maximum balance. Moves between available and held leave the total unchanged, so a reservation, its
-     * post or its void never hit the cap. The raises per currency, in the postings' order; the journal statement
-     * checks them (its `cap` CTE) before it writes anything. The customer row is locked by the caller
-     * (CustomerActors), so the totals it reads stay true until the commit.
-     */
-    const raisesOf = (input: JournalInput) => {
-      const raised = new Map<Asset, bigint>()
-      for (const { account, amount } of input.postings) {
-        if (account.kind !== "house") raised.set(account.currency, (raised.get(account.currency) ?? 0n) + amount)
-      }
-      return [...raised].filter(([, delta]) => delta > 0n).map(([currency, delta]) => ({ currency, delta, maximum: maxBalanceMinor(currency) }))
-    }
-    type Raise = ReturnType<typeof raisesOf>[number]
-
-    const balanceLimitExceeded = (raise: Raise, total: bigint) =>
-      new BalanceLimitExceeded({
-        message: `Balance limit exceeded: this ${raise.currency} ${toDecimalString(raise.currency, raise.delta)} would take the customer's ` +
-          `${raise.currency} balance to ${toDecimalString(raise.currency, total + raise.delta)}; the maximum balance is ` +
-          `${raise.currency} ${toDecimalString(raise.currency, raise.maximum)}. Nothing was credited`,
-        details: { maximumBalance: toNumber(raise.currency, raise.maximum), currency: raise.currency }
       })
 
     /**
