@@ -17,7 +17,7 @@ import * as Database from "./db/Database.js"
 import { EventBusLayer, OutboxLayer } from "./events/Events.js"
 import * as Funding from "./funding/Funding.js"
 import { FundingHttp } from "./funding/Http.js"
-import { ShutdownLayer, ShutdownTrigger } from "./http/Shutdown.js"
+import { closeLingering, ShutdownLayer, ShutdownTrigger } from "./http/Shutdown.js"
 import { HealthHttp } from "./health/Http.js"
 import { InternationalHttp } from "./international/Http.js"
 import * as PartnerConsole from "./console/Console.js"
@@ -199,7 +199,8 @@ export const ServerLayer = Layer.unwrapEffect(Effect.gen(function*() {
       (app) => HttpServer.serve(observability.aroundMiddleware(middleware(clientLimits(observability.insideMiddleware(app)))))
     )
   ).pipe(Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]))
-  return ShutdownTrigger.pipe(
+  let node: ReturnType<typeof makeNodeServer> | undefined
+  return Layer.merge(ShutdownTrigger, closeLingering(() => node)).pipe(
     // Without a trace exporter (OTEL_EXPORTER_OTLP_ENDPOINT) the span per request (and, src/http/Middleware.ts, per SQL
     // statement) would be built for nobody: `HttpMiddleware.withTracerDisabledWhen(() => true)` (src/observability/
     // Observability.ts). With one, both are on and exported.
@@ -210,7 +211,7 @@ export const ServerLayer = Layer.unwrapEffect(Effect.gen(function*() {
     Layer.provide(ConsoleWeb.layer(config.mode)),
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: openApiPath })),
     Layer.provide(apiLayer),
-    Layer.provideMerge(NodeHttpServer.layer(makeNodeServer, { port: config.port, host: config.host }))
+    Layer.provideMerge(NodeHttpServer.layer(() => (node = makeNodeServer()), { port: config.port, host: config.host }))
   )
 }))
 

@@ -73,3 +73,20 @@ describe("GET /sandbox/events/stream", () => {
     expect(anonymous.status).toBe(401)
   })
 })
+
+describe("stopping with a client's connection open", () => {
+  it("a stream the client abandoned does not hold the stop for the connection's 65 s idle time-out", async () => {
+    // A client that aborted a stream and made another request: a connection of it is still open when the stop
+    // begins, and the server's close waited for it until its idle time-out (65 s), longer than this test's time
+    // limit. `closeLingering` (src/http/Shutdown.ts) closes what is still open shortly after the stop began.
+    const own = await startTestApp()
+    const key = (await own.newPartner()).apiKey
+    const controller = new AbortController()
+    const response = await fetch(`${own.baseUrl}/sandbox/events/stream`, { headers: { "x-api-key": key }, signal: controller.signal })
+    expect(response.status).toBe(200)
+    controller.abort()
+    // Another request after it, on another connection of the same client process.
+    expect((await own.request("GET", "/health")).status).toBe(200)
+    await own.close()
+  }, 30_000)
+})
