@@ -20,9 +20,26 @@ interface Pattern {
 
 const segmentsOf = (path: string) => path.split("/").filter((segment) => segment !== "").length
 
+/** Built once per API and extra routes per process (each service start asked again: ~6 ms of reflection). */
+const routeNameCache = new WeakMap<HttpApi.HttpApi.Any, Map<string, RouteNames>>()
+
 export const routeNames = (
   api: HttpApi.HttpApi.Any,
   extra: ReadonlyArray<{ readonly method: string; readonly path: string }> = []
+): RouteNames => {
+  const key = JSON.stringify(extra)
+  const names = routeNameCache.get(api) ?? new Map<string, RouteNames>()
+  routeNameCache.set(api, names)
+  const known = names.get(key)
+  if (known !== undefined) return known
+  const built = buildRouteNames(api, extra)
+  names.set(key, built)
+  return built
+}
+
+const buildRouteNames = (
+  api: HttpApi.HttpApi.Any,
+  extra: ReadonlyArray<{ readonly method: string; readonly path: string }>
 ): RouteNames => {
   const byLength = new Map<number, Array<Pattern>>()
   const add = (method: string, path: string) => {
