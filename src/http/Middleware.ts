@@ -16,6 +16,7 @@ import { ServiceClock } from "../clock/ServiceClock.js"
 import { describeFields, errorBody, errorResponse, normalizeError } from "./ErrorEnvelope.js"
 import { checkQuery, controlCharacterSegments, controlCharactersMessage, scanJson } from "./JsonBody.js"
 import { boundaryOf } from "./MultipartBody.js"
+import { perApi } from "../api/PerApi.js"
 import { unknownFieldMessage } from "../api/UnknownFields.js"
 
 /** Method and path pattern of every route, to tell an unknown path (404) from a wrong method (405). */
@@ -32,25 +33,8 @@ export interface RouteTable {
   readonly takesQuery: (method: string, path: string) => boolean
 }
 
-/**
- * The route table of an API with its extra routes, built once per process (every service start asked for it again:
- * ~7 ms of reflecting over the endpoints): it depends on the API's endpoints and the extra routes only.
- */
-const routeTables = new WeakMap<HttpApi.HttpApi.Any, Map<string, RouteTable>>()
-
-export const routeTable = (
-  api: HttpApi.HttpApi.Any,
-  extra: ReadonlyArray<{ readonly method: string; readonly path: string }>
-): RouteTable => {
-  const key = JSON.stringify(extra)
-  const tables = routeTables.get(api) ?? new Map<string, RouteTable>()
-  routeTables.set(api, tables)
-  const known = tables.get(key)
-  if (known !== undefined) return known
-  const table = buildRouteTable(api, extra)
-  tables.set(key, table)
-  return table
-}
+/** The route table of an API with its extra routes, built once per process (`perApi`). */
+export const routeTable = perApi((api, extra) => buildRouteTable(api, extra))
 
 const buildRouteTable = (
   api: HttpApi.HttpApi.Any,

@@ -1,5 +1,6 @@
 import { HttpApi, HttpApp, HttpServerRequest, type HttpServerResponse } from "@effect/platform"
 import { Context, Effect } from "effect"
+import { type ExtraRoute, perApi } from "../api/PerApi.js"
 import { httpRequestDuration, httpRequests, labels } from "./Metrics.js"
 
 /**
@@ -20,22 +21,10 @@ interface Pattern {
 
 const segmentsOf = (path: string) => path.split("/").filter((segment) => segment !== "").length
 
-/** Built once per API and extra routes per process (each service start asked again: ~6 ms of reflection). */
-const routeNameCache = new WeakMap<HttpApi.HttpApi.Any, Map<string, RouteNames>>()
+/** The route names of an API with its extra routes, built once per process (`perApi`). */
+const cachedRouteNames = perApi((api, extra) => buildRouteNames(api, extra))
 
-export const routeNames = (
-  api: HttpApi.HttpApi.Any,
-  extra: ReadonlyArray<{ readonly method: string; readonly path: string }> = []
-): RouteNames => {
-  const key = JSON.stringify(extra)
-  const names = routeNameCache.get(api) ?? new Map<string, RouteNames>()
-  routeNameCache.set(api, names)
-  const known = names.get(key)
-  if (known !== undefined) return known
-  const built = buildRouteNames(api, extra)
-  names.set(key, built)
-  return built
-}
+export const routeNames = (api: HttpApi.HttpApi.Any, extra: ReadonlyArray<ExtraRoute> = []): RouteNames => cachedRouteNames(api, extra)
 
 const buildRouteNames = (
   api: HttpApi.HttpApi.Any,
