@@ -18,15 +18,36 @@ const freePort = () =>
     })
   })
 
-const startExample = async (port: number, secret: string) => {
+/** Starts the example on `port`; false when it exited before listening (the port was taken meanwhile). */
+const startExample = async (port: number, secret: string): Promise<boolean> => {
   output = ""
-  child = spawn(process.execPath, ["--import", "tsx", "docs/webhook-receiver.ts"], {
+  const started = spawn(process.execPath, ["--import", "tsx", "docs/webhook-receiver.ts"], {
     env: { ...process.env, WEBHOOK_SECRET: secret, PORT: String(port) },
     stdio: ["ignore", "pipe", "pipe"]
   })
-  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()))
-  child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()))
-  await eventually(async () => (output.includes("webhook receiver on") ? true : undefined), "the example receiver", 30_000)
+  child = started
+  started.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()))
+  started.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()))
+  // Compiling the example with tsx takes seconds on a loaded machine (the CI's other passes beside it).
+  const outcome = await eventually(
+    async () => (output.includes("webhook receiver on") ? "listening" : started.exitCode !== null ? "exited" : undefined),
+    "the example receiver",
+    60_000
+  )
+  if (outcome === "exited" && !output.includes("EADDRINUSE")) throw new Error(`the example receiver exited: ${output}`)
+  return outcome === "listening"
+}
+
+/**
+ * The example on a free port, which `freePort` found and released: another process (the other test pass runs beside
+ * this one) may take it before the example listens, so a taken port is given up for another.
+ */
+const startOnFreePort = async (secret: string): Promise<number> => {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const port = await freePort()
+    if (await startExample(port, secret)) return port
+  }
+  throw new Error(`the example receiver found no free port: ${output}`)
 }
 
 const stopExample = async () => {
@@ -48,9 +69,8 @@ afterAll(async () => {
 describe("docs/webhook-receiver.ts", () => {
   it("answers 401 to bad signatures, handles signed events once (dedupe on id) and ignores unknown types", async () => {
     const { apiKey } = await app.newPartner()
-    const port = await freePort()
+    const port = await startOnFreePort("whsec_not_yet_known")
     const url = `http://127.0.0.1:${port}/webhooks`
-    await startExample(port, "whsec_not_yet_known")
 
     // The test event is signed with the new secret, which the receiver learns only from this response: 401.
     const put = await app.request("PUT", "/partner/v1/webhook", { apiKey, body: { url } })
@@ -60,7 +80,7 @@ describe("docs/webhook-receiver.ts", () => {
 
     // Deploy the secret; the test delivery's retry (30 s later on the service clock) gets through.
     await stopExample()
-    await startExample(port, secret)
+    expect(await startExample(port, secret), output).toBe(true)
     expect((await app.request("POST", "/sandbox/clock/advance", { apiKey, body: { seconds: 30 } })).status).toBe(200)
     const tests = await app.request("GET", "/partner/v1/webhook/deliveries", { apiKey })
     expect(tests.body.data).toHaveLength(1)
@@ -96,12 +116,11 @@ describe("docs/webhook-receiver.ts", () => {
   it("signs at real time: two days into the sandbox clock, the stock receiver with its default tolerance accepts every delivery", async () => {
     await stopExample()
     const { apiKey } = await app.newPartner()
-    const port = await freePort()
+    const port = await startOnFreePort("whsec_not_yet_known")
     const url = `http://127.0.0.1:${port}/webhooks`
-    await startExample(port, "whsec_not_yet_known")
     const secret: string = (await app.request("PUT", "/partner/v1/webhook", { apiKey, body: { url } })).body.data.secret
     await stopExample()
-    await startExample(port, secret)
+    expect(await startExample(port, secret), output).toBe(true)
 
     const advance = await app.request("POST", "/sandbox/clock/advance", { apiKey, body: { seconds: 2 * 86_400 } })
     expect(advance.status).toBe(200)
