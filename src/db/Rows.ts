@@ -49,28 +49,36 @@ export const repository = <T extends object>(functions: T): Repository<T> =>
   ])) as Repository<T>
 
 /**
- * `INSERT INTO table (columns) SELECT values FROM source` of one row, encoded by its row Schema and its fields named
- * as the client names columns (camelCase to snake_case): a write carried by another statement as one of its CTEs,
- * made only when that statement's `source` CTE has its row (src/ledger/Ledger.ts `Carried`). PostgreSQL types each
- * value by its column; a bigint goes as decimal text, a plain object (a jsonb column) as JSON.
+ * A repository's insert of one row carried by the journal statement (src/ledger/Ledger.ts `Carried`): the CTE
+ * `carried_<table>`, `INSERT INTO table (columns) SELECT values FROM tx`, made only when the journal's `tx` has its
+ * row. The row is encoded by its row Schema and its fields named as the client names columns (camelCase to
+ * snake_case); PostgreSQL types each value by its column; a bigint goes as decimal text, a plain object (a jsonb
+ * column) as JSON. Nothing is returned: the caller has the row.
  */
-export const insertFrom = <A, I extends Readonly<Record<string, unknown>>>(
+export const carriedInsert = <A, I extends Readonly<Record<string, unknown>>>(
   sql: SqlClient.SqlClient,
   table: string,
-  schema: Schema.Schema<A, I>,
-  row: A,
-  source: string
+  schema: Schema.Schema<A, I>
 ) => {
-  const fields = Object.entries(Schema.encodeSync(schema)(row))
+  const encode = Schema.encodeSync(schema)
   const value = (field: unknown) =>
     typeof field === "bigint"
       ? field.toString()
       : field !== null && typeof field === "object" && !(field instanceof Date) && !Buffer.isBuffer(field) && !Array.isArray(field)
       ? JSON.stringify(field)
       : field
-  return sql`INSERT INTO ${sql(table)} (${sql.csv(fields.map(([name]) => sql`${sql(name)}`))})
-    SELECT ${sql.csv(fields.map(([, field]) => sql`${value(field) as never}`))}
-    FROM ${sql(source)}`
+  return (row: A) => {
+    const fields = Object.entries(encode(row))
+    return {
+      ctes: [sql`${sql(`carried_${table}`)} AS (
+        INSERT INTO ${sql(table)} (${sql.csv(fields.map(([name]) => sql`${sql(name)}`))})
+        SELECT ${sql.csv(fields.map(([, field]) => sql`${value(field) as never}`))}
+        FROM tx
+        RETURNING 1
+      )`],
+      columns: []
+    }
+  }
 }
 
 /**

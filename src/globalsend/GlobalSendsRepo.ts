@@ -1,6 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { CreatedPage, createdPage, createdPageOrder, createdPageWhere, type CreatedPageQuery, insertFrom, repository } from "../db/Rows.js"
+import { CreatedPage, createdPage, createdPageOrder, createdPageWhere, type CreatedPageQuery, carriedInsert, repository } from "../db/Rows.js"
 import { SendPurpose } from "../reference/Corridors.js"
 import { GlobalSendStatus, SettledBy } from "./Api.js"
 
@@ -62,10 +62,7 @@ export const make = Effect.gen(function*() {
         RETURNING ${all}`
   })
   /** `insert` carried by the reservation's journal statement (src/ledger/Ledger.ts `Carried`); nothing returned. */
-  const insertCarried = (row: NewGlobalSendRow) => ({
-    ctes: [sql`carried_global_send AS (${insertFrom(sql, "global_sends", NewGlobalSendRow, row, "tx")} RETURNING 1)`],
-    columns: []
-  })
+  const insertCarried = carriedInsert(sql, "global_sends", NewGlobalSendRow)
   const byId = SqlSchema.findOne({
     Request: Schema.Struct({ customerId: Schema.String, id: Schema.String }),
     Result: GlobalSendRow,

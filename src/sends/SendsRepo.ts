@@ -1,6 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { CreatedPage, createdPage, createdPageOrder, createdPageWhere, type CreatedPageQuery, insertFrom, repository } from "../db/Rows.js"
+import { CreatedPage, createdPage, createdPageOrder, createdPageWhere, type CreatedPageQuery, carriedInsert, repository } from "../db/Rows.js"
 import { StablecoinAsset } from "../reference/Networks.js"
 import { SendFailureCause, SendStatus } from "./Api.js"
 
@@ -39,10 +39,7 @@ export const make = Effect.gen(function*() {
     execute: (row) => sql`INSERT INTO sends ${sql.insert({ ...row })} RETURNING *`
   })
   /** `insert` carried by the reservation's journal statement (src/ledger/Ledger.ts `Carried`); nothing returned. */
-  const insertCarried = (row: NewSendRow) => ({
-    ctes: [sql`carried_send AS (${insertFrom(sql, "sends", NewSendRow, row, "tx")} RETURNING 1)`],
-    columns: []
-  })
+  const insertCarried = carriedInsert(sql, "sends", NewSendRow)
   const byId = SqlSchema.findOne({
     Request: Schema.Struct({ customerId: Schema.String, id: Schema.String }),
     Result: SendRow,

@@ -2,7 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { FiatCurrency } from "../reference/Countries.js"
 import { WithdrawalStatus } from "./Api.js"
-import { CreatedPage, createdPage, createdPageOrder, createdPageWhere, type CreatedPageQuery, insertFrom, repository } from "../db/Rows.js"
+import { CreatedPage, createdPage, createdPageOrder, createdPageWhere, type CreatedPageQuery, carriedInsert, repository } from "../db/Rows.js"
 
 /** A row of `withdrawals`; the bank account's details are copied at submission. `seq` orders the list (keyset cursor). */
 export const WithdrawalRow = Schema.Struct({
@@ -45,10 +45,7 @@ export const make = Effect.gen(function*() {
    * `insert` carried by the reservation's journal statement (src/ledger/Ledger.ts `Carried`): written only when the
    * journal is; nothing is returned (the caller has the row).
    */
-  const insertCarried = (row: NewWithdrawalRow) => ({
-    ctes: [sql`carried_withdrawal AS (${insertFrom(sql, "withdrawals", NewWithdrawalRow, row, "tx")} RETURNING 1)`],
-    columns: []
-  })
+  const insertCarried = carriedInsert(sql, "withdrawals", NewWithdrawalRow)
   const find = SqlSchema.findOne({
     Request: Schema.Struct({ customerId: Schema.String, id: Schema.String }),
     Result: WithdrawalRow,
