@@ -341,21 +341,15 @@ export class Trading extends Effect.Service<Trading>()("Trading", {
         const fiat = row.fiatCurrency
         const sold = row.usdtAmount - row.feeUsdt
         const common = { partnerId, customerId: customer.id, resourceType, resourceId: row.id, reference, eventId: event.id }
-        // The event is written by the first journal statement (`Ledger.Carried`); the second refers to it.
-        let carried: Readonly<Record<string, unknown>> | undefined
-        if (row.feeUsdt > 0n) {
-          const fee = yield* ledger.post({
-            ...common,
-            reason: "fee",
-            postings: [
-              { account: Ledger.available(customer.id, "USDT"), amount: -row.feeUsdt },
-              { account: Ledger.house(feeRevenue, "USDT"), amount: row.feeUsdt }
-            ],
-            carry: event.carried
-          })
-          carried = fee.carried
+        const fee: Ledger.JournalInput = {
+          ...common,
+          reason: "fee",
+          postings: [
+            { account: Ledger.available(customer.id, "USDT"), amount: -row.feeUsdt },
+            { account: Ledger.house(feeRevenue, "USDT"), amount: row.feeUsdt }
+          ]
         }
-        const sale = yield* ledger.post({
+        const sale: Ledger.JournalInput = {
           ...common,
           reason: "sell",
           postings: [
@@ -363,10 +357,13 @@ export class Trading extends Effect.Service<Trading>()("Trading", {
             { account: Ledger.house(inventory, "USDT"), amount: sold },
             { account: Ledger.house(inventory, fiat), amount: -row.fiatAmount },
             { account: Ledger.available(customer.id, fiat), amount: row.fiatAmount }
-          ],
-          ...(carried === undefined ? { carry: event.carried } : {})
-        })
-        yield* event.recorded(carried ?? sale.carried)
+          ]
+        }
+        // The event is written by the first journal statement (`Ledger.Carried`); the second refers to it.
+        const [first, ...rest] = row.feeUsdt > 0n ? [fee, sale] : [sale]
+        const posted = yield* ledger.post({ ...first!, carry: event.carried })
+        for (const journal of rest) yield* ledger.post(journal)
+        yield* event.recorded(posted.carried)
       })
 
     /** The customer's command of a sell: the quote EXECUTED, `sale.completed`, the journal, then the fill. */
