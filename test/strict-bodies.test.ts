@@ -2,7 +2,7 @@ import { HttpApi } from "@effect/platform"
 import { Either, FastCheck, Option, ParseResult, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Api } from "../src/Api.js"
-import { closest, unknownFieldMessage } from "../src/api/UnknownFields.js"
+import { closest, moreUnknownMessage, unknownFieldMessage, unknownNamedMax } from "../src/api/UnknownFields.js"
 import { fixtures } from "./support/Fixtures.js"
 import { harness } from "./support/LedgerHarness.js"
 import { customerBody, type Reply, startTestApp, type TestApp } from "./support/TestApp.js"
@@ -79,6 +79,22 @@ describe("unknown body fields", () => {
     for (const required of ["firstName", "lastName", "email", "phoneNumber", "country"]) expect(fields).toContain(required)
   })
 
+  it(`a body of 20,000 unknown fields names the first ${unknownNamedMax} and counts the rest in one more problem`, async () => {
+    const body = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, i]))
+    const reply = await app.request<any>("POST", "/partner/v1/customers", { apiKey, body })
+    expectBadRequest(reply, "firstName: is required")
+    expect(reply.body.details.fields).toContainEqual({ field: "k0", message: expect.stringContaining("is not a field of this request body") })
+    const fields: Array<{ field: string; message: string }> = reply.body.details.fields
+    const unknown = fields.filter((f) => f.field.startsWith("k"))
+    expect(unknown.map((f) => f.field)).toEqual(Array.from({ length: unknownNamedMax }, (_, i) => `k${i}`))
+    expect(fields).toContainEqual({ field: "", message: moreUnknownMessage(20_000 - unknownNamedMax, "body") })
+    expect(moreUnknownMessage(19_980, "body")).toBe(`19980 more fields this request body does not take (the first ${unknownNamedMax} are named)`)
+    // every missing field is still named: the cap is on unknown keys only
+    for (const required of ["firstName", "lastName", "email", "phoneNumber", "country"]) expect(fields.map((f) => f.field)).toContain(required)
+    expect(fields.length).toBe(unknownNamedMax + 1 + 5)
+    expect(JSON.stringify(reply.body).length).toBeLessThan(10_000)
+  })
+
   it("a field far from every known one lists the known ones instead", async () => {
     const reply = await app.request<any>("POST", "/partner/v1/customers", { apiKey, body: { ...customerBody(), favouriteColour: "green" } })
     expectBadRequest(reply, "favouriteColour: is not a field of this request body (its fields: ", "firstName", "email")
@@ -143,6 +159,26 @@ describe("unknown query parameters", () => {
       "dryRun: is not a query parameter of this route"
     )
     expect(await count("bank_accounts", customerId)).toBe(before)
+  })
+})
+
+describe("many unknown query parameters", () => {
+  it(`a route without query parameters names the first ${unknownNamedMax} and counts the rest`, async () => {
+    const customerId = await newCustomer()
+    const query = Array.from({ length: 500 }, (_, i) => `q${i}=1`).join("&")
+    const reply = await app.request<any>("GET", `/partner/v1/customers/${customerId}?${query}`, { apiKey })
+    expectBadRequest(reply, "q0: is not a query parameter of this route (it takes none)")
+    expect(reply.body.details.fields).toHaveLength(unknownNamedMax + 1)
+    expect(reply.body.details.fields.at(-1)).toEqual({ field: "", message: moreUnknownMessage(500 - unknownNamedMax, "query") })
+  })
+
+  it(`a list route names the first ${unknownNamedMax} unknown parameters and counts the rest`, async () => {
+    const query = Array.from({ length: 500 }, (_, i) => `q${i}=1`).join("&")
+    const reply = await app.request<any>("GET", `/partner/v1/customers?limit=5&${query}`, { apiKey })
+    expectBadRequest(reply, "q0: is not a query parameter of this route")
+    const fields: Array<{ field: string; message: string }> = reply.body.details.fields
+    expect(fields.filter((f) => f.field.startsWith("q"))).toHaveLength(unknownNamedMax)
+    expect(fields).toContainEqual({ field: "", message: moreUnknownMessage(500 - unknownNamedMax, "query") })
   })
 })
 

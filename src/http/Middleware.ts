@@ -17,7 +17,7 @@ import { describeFields, errorBody, errorResponse, normalizeError } from "./Erro
 import { checkQuery, controlCharacterSegments, controlCharactersMessage, scanJson } from "./JsonBody.js"
 import { boundaryOf } from "./MultipartBody.js"
 import { perApi } from "../api/PerApi.js"
-import { unknownFieldMessage } from "../api/UnknownFields.js"
+import { moreUnknownMessage, unknownFieldMessage, unknownNamedMax } from "../api/UnknownFields.js"
 
 /** Method and path pattern of every route, to tell an unknown path (404) from a wrong method (405). */
 export interface RouteTable {
@@ -314,7 +314,8 @@ const precheckUrl = (request: HttpServerRequest.HttpServerRequest, path: string,
   if (!routes.takesQuery(request.method, path)) {
     const names = [...new Set(new URLSearchParams(search).keys())]
     if (names.length > 0) {
-      const fields = names.map((name) => ({ field: name, message: unknownFieldMessage(name, [], "query") }))
+      const fields = names.slice(0, unknownNamedMax).map((name) => ({ field: name, message: unknownFieldMessage(name, [], "query") }))
+      if (names.length > unknownNamedMax) fields.push({ field: "", message: moreUnknownMessage(names.length - unknownNamedMax, "query") })
       return Option.some({ ...badRequest(describeFields(fields)), details: { fields } })
     }
   }
