@@ -76,11 +76,15 @@ export interface Conformance {
 }
 
 /** The document the server serves; `baseUrl` is the API's base URL (`http://host:port/api/v1`). */
-export const fetchOpenApiDocument = async (baseUrl: string): Promise<OpenApiDocument> => {
+/** The text of the document the service serves (GET openapi.json). */
+export const fetchOpenApiText = async (baseUrl: string): Promise<string> => {
   const response = await fetch(`${baseUrl.replace(/\/$/, "")}/openapi.json`)
   if (response.status !== 200) throw new Error(`GET openapi.json answered ${response.status}`)
-  return await response.json() as OpenApiDocument
+  return await response.text()
 }
+
+export const fetchOpenApiDocument = async (baseUrl: string): Promise<OpenApiDocument> =>
+  JSON.parse(await fetchOpenApiText(baseUrl)) as OpenApiDocument
 
 const componentsId = "urn:openapi:components"
 const schemaRefPrefix = "#/components/schemas/"

@@ -12,7 +12,7 @@ import { pgliteLayerOn, postgresLayer } from "../../src/db/Database.js"
 import { type DatabasePool, makeDatabasePool } from "../../src/db/TemplatePool.js"
 import * as Ids from "../../src/ids/Ids.js"
 import * as ServiceClock from "../../src/clock/ServiceClock.js"
-import { fetchOpenApiDocument, makeConformance } from "./OpenApiConformance.js"
+import { fetchOpenApiText, makeConformance } from "./OpenApiConformance.js"
 
 /** Which database the suite runs on: PostgreSQL when TEST_DATABASE_URL is set, else PGlite. */
 export const databaseKind = (): "postgres" | "pglite" => (inject("pgTemplate") ? "postgres" : "pglite")
@@ -115,12 +115,13 @@ export interface TestApp {
  * Only `assertDescribed` is used here, which keeps no state but those validators (and a coverage list nobody reads).
  */
 const conformances = new Map<string, ReturnType<typeof makeConformance>>()
-const conformanceOf = (document: Awaited<ReturnType<typeof fetchOpenApiDocument>>) => {
-  const key = JSON.stringify(document)
-  let conformance = conformances.get(key)
+/** The checker of the document `baseUrl` serves, keyed by the document's text (parsed only when it is new). */
+const conformanceOf = async (baseUrl: string) => {
+  const text = await fetchOpenApiText(baseUrl)
+  let conformance = conformances.get(text)
   if (conformance === undefined) {
-    conformance = makeConformance(document)
-    conformances.set(key, conformance)
+    conformance = makeConformance(JSON.parse(text))
+    conformances.set(text, conformance)
   }
   return conformance
 }
@@ -175,7 +176,7 @@ export const startTestApp = async (
 
   // Every response any suite receives must be one the OpenAPI document describes (status, content type, body).
   const basePath = new URL(baseUrl).pathname.replace(/\/$/, "")
-  const conformance = options.conformance === false ? undefined : conformanceOf(await fetchOpenApiDocument(baseUrl))
+  const conformance = options.conformance === false ? undefined : await conformanceOf(baseUrl)
   const checkedRequest = async <T>(method: string, path: string, opts: RequestOptions = {}): Promise<Reply<T>> => {
     const reply = await request<T>(method, path, opts)
     conformance?.assertDescribed({

@@ -110,13 +110,16 @@ export const pgliteOnlySuites: Readonly<Record<string, string>> = {
 
 /**
  * Started first, in this order (vitest.config.ts's sequencer; only the order depends on this list, and
- * test/suites.test.ts checks that each entry is a listed suite):
+ * test/suites.test.ts checks that each entry is a test file):
  * - a suite that needs a worker no file has used before: test workers are reused from file to file (vitest.config.ts)
  *   and src/db/Database.ts names at most 400 distinct statement texts per process; after a whole pass a worker has
  *   counted about 250, and test/db.prepared-statements.test.ts expects its own statements prepared by name;
  * - then the slowest suites (measured on the 2-core CI machine), so that none of them is left running alone at the
  *   end of a pass while the other core idles. Vitest's own order (its cache of durations, wiped by `npm ci`, else the
- *   largest file first) puts the fuzz suite, a small file with the longest run, last.
+ *   largest file first) puts the fuzz suite, a small file with the longest run, last;
+ * - among them, the suites that mostly wait (a browser, a spawned service, a terminal, timers: their wall time is two
+ *   to five times their CPU time): early, while `.ci/run`'s other checks fill the cores they leave idle. At the end of
+ *   the pass nothing else runs, and a suite that waits there left a core idle for up to 15 s.
  */
 export const startFirst: ReadonlyArray<string> = [
   "test/db.prepared-statements.test.ts",
@@ -125,7 +128,11 @@ export const startFirst: ReadonlyArray<string> = [
   "test/ledger.property.test.ts",
   "test/globalsend.rules.test.ts",
   "test/scenario.runner.test.ts",
+  "test/docs.page.test.ts",
   "test/tui.e2e.test.ts",
+  "test/console.web.test.ts",
+  "test/foundation.process.test.ts",
+  "test/cli.help.test.ts",
   "test/international.business.test.ts",
   "test/sends.http.test.ts",
   "test/trading.property.test.ts",
@@ -134,5 +141,9 @@ export const startFirst: ReadonlyArray<string> = [
   "test/international.enrolment.test.ts",
   "test/listen.test.ts",
   "test/webhooks.delivery.test.ts",
-  "test/foundation.http.test.ts"
+  "test/foundation.http.test.ts",
+  "test/customer-actors.group-commit.property.test.ts",
+  "test/client.package.test.ts",
+  "test/key-check.test.ts",
+  "test/hardening.transport.test.ts"
 ]
