@@ -1,4 +1,4 @@
-import { Console, ConfigError, Effect, Layer, Logger, Option } from "effect"
+import { Console, Effect, Layer, Logger, Option } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { Banner, makeOperatorLayer, makeServicesLayer, ServerLayer } from "../App.js"
@@ -27,17 +27,16 @@ const serverLogger = Logger.replaceScoped(
   Logger.batched(Logger.logfmtLogger, serverLogWindow, (lines) => Effect.sync(() => process.stdout.write(`${lines.join("\n")}\n`)))
 )
 
+/**
+ * A command with the configuration src/cli/ServiceCommands.ts read (and refused, exit 78, before this module loaded)
+ * and the log at its level.
+ */
 const withConfig = <A, E, R>(effect: Effect.Effect<A, E, R>, logger: Layer.Layer<never> = Logger.logFmt) =>
-  Effect.gen(function*() {
-    const config = yield* AppConfig.appConfig
-    return yield* effect.pipe(
-      Effect.provide(Layer.succeed(AppConfig.AppConfig, config)),
-      Effect.provide(logger),
-      Logger.withMinimumLogLevel(config.logLevel)
-    )
-  }).pipe(
-    Effect.catchIf(ConfigError.isConfigError, (error) =>
-      Effect.zipRight(Console.error(AppConfig.describeConfigError(error)), Effect.sync(() => process.exit(78))))
+(config: AppConfig.AppConfigShape) =>
+  effect.pipe(
+    Effect.provide(Layer.succeed(AppConfig.AppConfig, config)),
+    Effect.provide(logger),
+    Logger.withMinimumLogLevel(config.logLevel)
   )
 
 /** Another instance (or an earlier start) sealed this database's data with another key: a configuration error, 78. */
