@@ -2,7 +2,7 @@ import type { PGlite } from "@electric-sql/pglite"
 import * as NodeFs from "node:fs"
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
 import { migratedPgliteTemplate } from "../src/db/Database.js"
-import { type DatabasePool, makeDatabasePool } from "../src/db/TemplatePool.js"
+import { type DatabasePool, makeDatabasePool, vacuumAfter } from "../src/db/TemplatePool.js"
 
 /**
  * The pool the scenario runner and the PGlite test apps take their databases from (src/db/TemplatePool.ts): a
@@ -60,6 +60,38 @@ describe("a database pool over the migrated template", () => {
     expect((await again.query<{ t: string }>("SELECT current_setting('statement_timeout') AS t")).rows[0]!.t).toBe("0")
     expect(Object.keys((await snapshot(again)).rows)).toEqual(tables)
     pool.give(again)
+  })
+
+  it("empties the ledger's append-only tables too, and leaves a used database's rows to a VACUUM only past vacuumAfter", async () => {
+    const db = await pool.take()
+    const pages = async () => Number((await db.query<{ n: string }>("SELECT pg_relation_size('partners')::text AS n")).rows[0]!.n)
+    const partners = (n: number) =>
+      db.exec(`INSERT INTO partners (id, name, kyb_status, created_at, updated_at)
+        SELECT gen_random_uuid(), 'p', 'APPROVED', now(), now() FROM generate_series(1, ${n})`)
+    // The ledger refuses DELETE (its immutability triggers); the reset turns them off for its own transaction. A bare
+    // transaction row (foreign keys off to write it) stands for a service's ledger.
+    await db.exec(`SET session_replication_role = replica;
+      INSERT INTO ledger_transactions (id, partner_id, customer_id, reason, resource_type, resource_id, event_id, created_at)
+      VALUES (gen_random_uuid(), gen_random_uuid(), gen_random_uuid(), 'probe', 'probe', 'probe', gen_random_uuid(), now());
+      RESET session_replication_role`)
+    await expect(db.exec("DELETE FROM ledger_transactions")).rejects.toThrow()
+
+    // A few rows: deleted, their pages left for a later VACUUM.
+    await partners(10)
+    expect(await pages()).toBeGreaterThan(0)
+    pool.give(db)
+    expect(await pool.take()).toBe(db)
+    expect(await count(db, "SELECT count(*)::int AS n FROM partners")).toBe(0)
+    expect(await count(db, "SELECT count(*)::int AS n FROM ledger_transactions")).toBe(0)
+    expect(await pages(), "no VACUUM after a few deleted rows").toBeGreaterThan(0)
+
+    // More than vacuumAfter: the VACUUM after the reset gives the emptied pages back (the table's file is cut to 0).
+    await partners(vacuumAfter + 1)
+    pool.give(db)
+    expect(await pool.take()).toBe(db)
+    expect(await count(db, "SELECT count(*)::int AS n FROM partners")).toBe(0)
+    expect(await pages(), "vacuumed").toBe(0)
+    pool.give(db)
   })
 
   it("closes a database whose schema changed and gives a new copy instead", async () => {
