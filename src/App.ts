@@ -29,6 +29,7 @@ import * as Enrolments from "./international/Enrolments.js"
 import * as International from "./international/International.js"
 import { PartnerAuthLive, SandboxAuthLive } from "./http/AuthLive.js"
 import { answerClientError } from "./http/ClientErrors.js"
+import * as DocsPage from "./http/DocsPage.js"
 import { makeHttpMiddleware, routeTable } from "./http/Middleware.js"
 import { makeClientLimits } from "./http/RateLimits.js"
 import * as Observability from "./observability/Observability.js"
@@ -206,7 +207,7 @@ export const ServerLayer = Layer.unwrapEffect(Effect.gen(function*() {
     // Observability.ts). With one, both are on and exported.
     Layer.provideMerge(observability.server(served)),
     Layer.merge(Observability.metricsServerLayer),
-    Layer.provide(HttpApiScalar.layer({ path: docsPath, scalar: docsPage })),
+    Layer.provide(DocsPage.layer({ path: docsPath, scalar: docsPage })),
     // The web console at /console (docs/console.md "The web console"); the sandbox extras only in sandbox mode.
     Layer.provide(ConsoleWeb.layer(config.mode)),
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: openApiPath })),
