@@ -6,9 +6,9 @@ import { Effect } from "effect"
  * configuration and Scalar's script inline, about 3.5 MB), built on the page's first request rather than when the
  * server starts, and kept per process for each API and configuration.
  *
- * `HttpApiScalar.layer` builds the page while the server's layers are built: about 20 ms of CPU and 7 MB of garbage
- * on every start, for a page most starts never serve (a test suite or a scenario starts the service hundreds of times).
- * Here the library's own router layer (`HttpApiScalar.layerHttpLayerRouter`) renders it once, through
+ * `HttpApiScalar.layer` builds the page while the server's layers are built: about 30 ms of CPU and 7 MB of garbage
+ * on every start, for a page most starts never serve (a test run or a scenario run starts the service hundreds of
+ * times). Here the library's own router layer (`HttpApiScalar.layerHttpLayerRouter`) renders it once, through
  * `HttpLayerRouter.toWebHandler`, and the route answers with those bytes.
  */
 const pages = new WeakMap<HttpApi.HttpApi.Any, Map<string, Promise<Page>>>()
