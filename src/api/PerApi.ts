@@ -7,20 +7,19 @@ export interface ExtraRoute {
 }
 
 /**
- * `build(api, extra)` once per API object and extra routes, per process: for what a service start derives from the
- * API's endpoints alone (the route table, the route names of metrics), which every start of the same API asked for
- * again by reflecting over ~120 endpoints.
+ * `build(api, key)` once per API object and key (compared as JSON), per process: for what a service start derives
+ * from the API alone and a few plain values (the route table and the route names of metrics, from the extra routes;
+ * the docs page, from Scalar's settings), which every start of the same API would otherwise build again.
  */
-export const perApi = <A>(build: (api: HttpApi.HttpApi.Any, extra: ReadonlyArray<ExtraRoute>) => A) => {
+export const perApi = <K, A>(build: (api: HttpApi.HttpApi.Any, key: K) => A) => {
   const cache = new WeakMap<HttpApi.HttpApi.Any, Map<string, A>>()
-  return (api: HttpApi.HttpApi.Any, extra: ReadonlyArray<ExtraRoute>): A => {
-    const byExtra = cache.get(api) ?? new Map<string, A>()
-    cache.set(api, byExtra)
-    const key = JSON.stringify(extra)
-    const known = byExtra.get(key)
-    if (known !== undefined) return known
-    const built = build(api, extra)
-    byExtra.set(key, built)
+  return (api: HttpApi.HttpApi.Any, key: K): A => {
+    let byKey = cache.get(api)
+    if (byKey === undefined) cache.set(api, byKey = new Map())
+    const text = JSON.stringify(key)
+    if (byKey.has(text)) return byKey.get(text)!
+    const built = build(api, key)
+    byKey.set(text, built)
     return built
   }
 }

@@ -78,6 +78,13 @@ export const unknownNamedMax = 20
 export const moreUnknownMessage = (more: number, strict: "body" | "query"): string =>
   `${more} more ${more === 1 ? "field" : "fields"} ${strict === "body" ? "this request body does not take" : "this route does not take as query parameters"} (the first ${unknownNamedMax} are named)`
 
+/** One problem per unknown key for the first `unknownNamedMax` (`named`), then one that counts the rest (`more`). */
+export const unknownProblems = <A>(unknown: ReadonlyArray<string>, named: (key: string) => A, more: (count: number) => A): Array<A> => {
+  const problems = unknown.slice(0, unknownNamedMax).map(named)
+  if (unknown.length > unknownNamedMax) problems.push(more(unknown.length - unknownNamedMax))
+  return problems
+}
+
 /**
  * A body's `customerId`: ignored, not refused. Partner routes name the customer in the path; a `customerId` sent in
  * the body as well (as some partners' clients do) is left out of the decoded body and changes nothing.
@@ -85,28 +92,22 @@ export const moreUnknownMessage = (more: number, strict: "body" | "query"): stri
 export const ignoredAtTop = new Set(["customerId"])
 
 /**
- * The filter that refuses an object's unknown keys, one issue per key. It is a stable filter: with `errors: "all"`
- * Schema runs it on the input even when the object's own fields fail, so one answer names the unknown and the
- * missing fields alike; on success it sees the decoded object, which keeps unknown keys (`onExcessProperty:
+ * The filter that refuses an object's unknown keys, one issue per key (`unknownProblems`). It is a stable filter:
+ * with `errors: "all"` Schema runs it on the input even when the object's own fields fail, so one answer names the
+ * unknown and the missing fields alike; on success it sees the decoded object, which keeps unknown keys (`onExcessProperty:
  * "preserve"` at the top of the request) so that they can be named here.
  */
 export const refuseUnknownKeys = (known: ReadonlyArray<string>, root: boolean, strict: "body" | "query") => {
   const names = new Set(known)
   return (input: unknown, _: AST.ParseOptions, self: AST.Refinement): Option.Option<ParseResult.ParseIssue> => {
     if (typeof input !== "object" || input === null || Array.isArray(input)) return Option.none()
-    const issues: Array<ParseResult.ParseIssue> = []
-    let unnamed = 0
-    for (const key of Object.keys(input)) {
-      if (names.has(key) || (root && strict === "body" && ignoredAtTop.has(key))) continue
-      if (issues.length === unknownNamedMax) {
-        unnamed++
-        continue
-      }
-      const value = (input as Record<string, unknown>)[key]
-      issues.push(new ParseResult.Pointer(key, input, new ParseResult.Type(unknownField, value, unknownFieldMessage(key, known, strict))))
-    }
-    if (issues.length === 0) return Option.none()
-    if (unnamed > 0) issues.push(new ParseResult.Type(unknownField, input, moreUnknownMessage(unnamed, strict)))
+    const unknown = Object.keys(input).filter((key) => !names.has(key) && !(root && strict === "body" && ignoredAtTop.has(key)))
+    if (unknown.length === 0) return Option.none()
+    const issues = unknownProblems<ParseResult.ParseIssue>(
+      unknown,
+      (key) => new ParseResult.Pointer(key, input, new ParseResult.Type(unknownField, (input as Record<string, unknown>)[key], unknownFieldMessage(key, known, strict))),
+      (count) => new ParseResult.Type(unknownField, input, moreUnknownMessage(count, strict))
+    )
     return Option.some(new ParseResult.Composite(self, input, issues as unknown as ParseResult.SingleOrNonEmpty<ParseResult.ParseIssue>))
   }
 }

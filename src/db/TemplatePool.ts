@@ -10,7 +10,7 @@ import { openPgliteCopy } from "./Database.js"
  *
  * Back into the template's state: `DISCARD ALL` (the last service's prepared statements, session settings,
  * listeners), every table holding rows emptied, the rows the migrations wrote put back, every sequence where the
- * template had it. A database whose schema changed since it was opened or last reset (a test that altered a table,
+ * template had it. A database whose schema changed since it was opened (a test that altered a table,
  * dropped a trigger, created a function) is closed instead of reused: the stamp of its catalogs is compared first.
  * test/db.template-pool.test.ts checks both; test/scenario.runner.test.ts replays one seed on a fresh and a reused
  * database alike.
@@ -67,8 +67,8 @@ const readTemplateState = async (db: PGlite): Promise<TemplateState> => {
 }
 
 /**
- * Back into the template's state; false (nothing done) when the schema changed since the database was opened or
- * last reset (its catalog stamp then, `stamped`).
+ * Back into the template's state; false (nothing done) when the schema changed since the database was opened (its
+ * catalog stamp then, `stamped`).
  */
 const resetToTemplate = async (db: PGlite, state: TemplateState, stamped: string | undefined): Promise<boolean> => {
   await db.exec("DISCARD ALL")
@@ -92,8 +92,10 @@ const resetToTemplate = async (db: PGlite, state: TemplateState, stamped: string
     // Each sequence where the template had it, in one statement: `setval(..., false)` for one never drawn from (its
     // next value is its start), not ALTER SEQUENCE ... RESTART, which gives the sequence a new file like a TRUNCATE.
     if (state.sequences.length > 0) {
-      await tx.query(`SELECT ${state.sequences.map((_, i) => `setval($${2 * i + 1}::regclass, $${2 * i + 2}::bigint, ${state.sequences[i]!.last !== null})`).join(", ")}`,
-        state.sequences.flatMap(({ last, name, start }) => [quoted(name), last ?? start]))
+      await tx.query(
+        `SELECT ${state.sequences.map(({ last }, i) => `setval($${2 * i + 1}::regclass, $${2 * i + 2}::bigint, ${last !== null})`).join(", ")}`,
+        state.sequences.flatMap(({ last, name, start }) => [quoted(name), last ?? start])
+      )
     }
   })
   // The deleted rows stay in the tables' pages until a VACUUM (PGlite runs no autovacuum): once a database has
@@ -119,7 +121,7 @@ export const vacuumAfter = 20_000
 export const makeDatabasePool = (template: Blob | (() => Blob), idleMax = 4): DatabasePool => {
   const idle: Array<PGlite> = []
   const open = new Set<PGlite>()
-  /** Each database's catalog stamp when it was opened (a copy of the template) or last reset. */
+  /** Each database's catalog stamp when it was opened (a copy of the template); a reset leaves the catalogs as they were. */
   const stamps = new WeakMap<PGlite, string>()
   let state: Promise<TemplateState> | undefined
   const discard = async (db: PGlite) => {

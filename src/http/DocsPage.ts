@@ -1,24 +1,18 @@
 import { HttpApi, HttpApiBuilder, HttpApiScalar, HttpLayerRouter, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
+import { perApi } from "../api/PerApi.js"
 
 /**
  * The interactive docs page: Scalar's page exactly as `HttpApiScalar` builds it (the OpenAPI document, the
  * configuration and Scalar's script inline, about 3.5 MB), built on the page's first request rather than when the
- * server starts, and kept per process for each API and configuration.
+ * server starts, and kept per process for each API and configuration (`perApi`).
  *
  * `HttpApiScalar.layer` builds the page while the server's layers are built: about 30 ms of CPU and 7 MB of garbage
  * on every start, for a page most starts never serve (a test run or a scenario run starts the service hundreds of
  * times). Here the library's own router layer (`HttpApiScalar.layerHttpLayerRouter`) renders it once, through
  * `HttpLayerRouter.toWebHandler`, and the route answers with those bytes.
  */
-const pages = new WeakMap<HttpApi.HttpApi.Any, Map<string, Promise<Page>>>()
-
-interface Page {
-  readonly body: Uint8Array
-  readonly contentType: string
-}
-
-const render = async (api: HttpApi.HttpApi.Any, scalar: HttpApiScalar.ScalarConfig): Promise<Page> => {
+const pageOf = perApi(async (api, scalar: HttpApiScalar.ScalarConfig) => {
   const { dispose, handler } = HttpLayerRouter.toWebHandler(
     HttpApiScalar.layerHttpLayerRouter({ api, path: "/docs", scalar }),
     { disableLogger: true }
@@ -30,22 +24,7 @@ const render = async (api: HttpApi.HttpApi.Any, scalar: HttpApiScalar.ScalarConf
   } finally {
     await dispose()
   }
-}
-
-/** The page for `api` and `scalar`: rendered on the first call in this process, then the same bytes. */
-const pageOf = (api: HttpApi.HttpApi.Any, scalar: HttpApiScalar.ScalarConfig): Promise<Page> => {
-  let byConfig = pages.get(api)
-  if (byConfig === undefined) pages.set(api, byConfig = new Map())
-  const key = JSON.stringify(scalar)
-  let page = byConfig.get(key)
-  if (page === undefined) {
-    page = render(api, scalar)
-    byConfig.set(key, page)
-    // A failed render is not kept: the next request tries again.
-    page.catch(() => byConfig.delete(key))
-  }
-  return page
-}
+})
 
 /** GET `path`: the docs page of the API the server serves (`HttpApi.Api`). */
 export const layer = (options: { readonly path: `/${string}`; readonly scalar: HttpApiScalar.ScalarConfig }) =>

@@ -16,8 +16,8 @@ import { ServiceClock } from "../clock/ServiceClock.js"
 import { describeFields, errorBody, errorResponse, normalizeError } from "./ErrorEnvelope.js"
 import { checkQuery, controlCharacterSegments, controlCharactersMessage, scanJson } from "./JsonBody.js"
 import { boundaryOf } from "./MultipartBody.js"
-import { perApi } from "../api/PerApi.js"
-import { moreUnknownMessage, unknownFieldMessage, unknownNamedMax } from "../api/UnknownFields.js"
+import { type ExtraRoute, perApi } from "../api/PerApi.js"
+import { moreUnknownMessage, unknownFieldMessage, unknownProblems } from "../api/UnknownFields.js"
 
 /** Method and path pattern of every route, to tell an unknown path (404) from a wrong method (405). */
 export interface RouteTable {
@@ -34,7 +34,7 @@ export interface RouteTable {
 }
 
 /** The route table of an API with its extra routes, built once per process (`perApi`). */
-export const routeTable = perApi((api, extra) => buildRouteTable(api, extra))
+export const routeTable = perApi((api, extra: ReadonlyArray<ExtraRoute>) => buildRouteTable(api, extra))
 
 const buildRouteTable = (
   api: HttpApi.HttpApi.Any,
@@ -314,8 +314,11 @@ const precheckUrl = (request: HttpServerRequest.HttpServerRequest, path: string,
   if (!routes.takesQuery(request.method, path)) {
     const names = [...new Set(new URLSearchParams(search).keys())]
     if (names.length > 0) {
-      const fields = names.slice(0, unknownNamedMax).map((name) => ({ field: name, message: unknownFieldMessage(name, [], "query") }))
-      if (names.length > unknownNamedMax) fields.push({ field: "", message: moreUnknownMessage(names.length - unknownNamedMax, "query") })
+      const fields = unknownProblems(
+        names,
+        (name) => ({ field: name, message: unknownFieldMessage(name, [], "query") }),
+        (count) => ({ field: "", message: moreUnknownMessage(count, "query") })
+      )
       return Option.some({ ...badRequest(describeFields(fields)), details: { fields } })
     }
   }

@@ -22,7 +22,7 @@ interface Pattern {
 const segmentsOf = (path: string) => path.split("/").filter((segment) => segment !== "").length
 
 /** The route names of an API with its extra routes, built once per process (`perApi`). */
-const cachedRouteNames = perApi((api, extra) => buildRouteNames(api, extra))
+const cachedRouteNames = perApi((api, extra: ReadonlyArray<ExtraRoute>) => buildRouteNames(api, extra))
 
 export const routeNames = (api: HttpApi.HttpApi.Any, extra: ReadonlyArray<ExtraRoute> = []): RouteNames => cachedRouteNames(api, extra)
 

@@ -75,14 +75,14 @@ export interface Conformance {
   readonly covered: () => ReadonlyArray<string>
 }
 
-/** The document the server serves; `baseUrl` is the API's base URL (`http://host:port/api/v1`). */
-/** The text of the document the service serves (GET openapi.json). */
+/** The text of the document the server serves (GET openapi.json); `baseUrl` is the API's base URL (`http://host:port/api/v1`). */
 export const fetchOpenApiText = async (baseUrl: string): Promise<string> => {
   const response = await fetch(`${baseUrl.replace(/\/$/, "")}/openapi.json`)
   if (response.status !== 200) throw new Error(`GET openapi.json answered ${response.status}`)
   return await response.text()
 }
 
+/** The document the server serves, parsed. */
 export const fetchOpenApiDocument = async (baseUrl: string): Promise<OpenApiDocument> =>
   JSON.parse(await fetchOpenApiText(baseUrl)) as OpenApiDocument
 
