@@ -3,6 +3,7 @@
 //
 //   node esbuild.config.mjs           # build only when an input changed since the last build (what `npm start` runs)
 //   node esbuild.config.mjs --force   # always build (`npm run build`)
+//   node esbuild.config.mjs --test-bundles DIR   # the test run's bundles into DIR (`.ci/run`; `buildTestBundles`)
 //
 // Up to date means: dist/main.js exists and every input of the last build (each source file and each bundled
 // package file, from esbuild's metafile), package.json, package-lock.json and this file still have the size and
@@ -50,41 +51,57 @@ const staleBecause = () => {
 }
 
 /**
- * Bundles `entryPoint` (src/main.ts) into `target` (dist/main.js), which is stamped for the up-to-date check above.
- * The test run bundles the service and `listen` (src/cli/listen.ts), which its process tests spawn, with these same
- * options into a directory of its own, unstamped (test/support/globalSetup.ts), so that a concurrent `npm start` or
- * test run never swaps a bundle under its processes.
+ * esbuild's options for a Node bundle of `entryPoints` (`{ name: source }`: `name.js` in `outdir` for each, and the
+ * chunks they share beside them): what `npm start` runs, and what the test run spawns.
  */
-export const build = async (target = outfile, entryPoint = "src/main.ts") => {
+const nodeBundle = (outdir, entryPoints) => ({
+  absWorkingDir: root,
+  entryPoints,
+  outdir,
+  // Code split at dynamic imports: src/main.ts prints `--help` from a small chunk and loads the parsers, then the
+  // service, only for a command (a `--help` 0.5 -> 0.1 s of CPU). Chunks are named by content, next to the entry,
+  // so that a module locating files from its own URL (the web console's assets) finds them where it did.
+  splitting: true,
+  chunkNames: "chunk-[hash]",
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  // ink loads its React devtools (./devtools.js, importing react-devtools-core, which is not installed) only when
+  // DEV=true: left as a run-time import, so the terminal UI bundles too (a bundle never sets DEV).
+  external: ["@electric-sql/pglite", "./devtools.js"],
+  // Bundled CommonJS packages call require() for Node's built-ins; ESM output has no require of its own.
+  banner: { js: "import { createRequire as __createRequire } from \"node:module\"; const require = __createRequire(import.meta.url);" },
+  sourcemap: "linked",
+  sourcesContent: false,
+  metafile: true,
+  legalComments: "none",
+  logLevel: "warning"
+})
+
+/**
+ * The test run's bundles, written to `outdir` (test/support/globalSetup.ts; `.ci/run` builds them once for all its
+ * checks with `node esbuild.config.mjs --test-bundles DIR`): the service (`main.js`, what `npm start` runs), with
+ * `tools` also `listen.js`, `trigger.js` and the terminal UI (`main.tsx.js`), in one esbuild run whose entries share
+ * their chunks (one run parses Effect and the service once: 3.3 s of CPU for the four, against 2.1-3.0 s for each
+ * alone), and the web console in `console/` beside them, where a spawned `serve` reads it (src/console/web/Serve.ts).
+ * Unstamped, in a directory of the caller's own, so that a concurrent `npm start` or test run never swaps a bundle
+ * under its processes.
+ */
+export const buildTestBundles = async (outdir, { tools = true } = {}) => {
+  const esbuild = await import("esbuild")
+  const entries = tools
+    ? { main: "src/main.ts", listen: "src/cli/listen.ts", trigger: "src/cli/trigger.ts", "main.tsx": "src/tui/main.tsx" }
+    : { main: "src/main.ts" }
+  await Promise.all([esbuild.build(nodeBundle(outdir, entries)), buildConsole(NodePath.join(outdir, "console"))])
+}
+
+/** Bundles src/main.ts into dist/main.js (what `npm start` runs), stamped for the up-to-date check above. */
+export const build = async () => {
   const startedAt = Date.now()
   const esbuild = await import("esbuild")
-  const outdir = NodePath.dirname(target)
-  const result = await esbuild.build({
-    absWorkingDir: root,
-    // `target`'s name for the entry (main.js, listen.js, main.tsx.js), its chunks beside it.
-    entryPoints: { [NodePath.basename(target, ".js")]: entryPoint },
-    outdir,
-    // Code split at dynamic imports: src/main.ts prints `--help` from a small chunk and loads the parsers, then the
-    // service, only for a command (a `--help` 0.5 -> 0.1 s of CPU). Chunks are named by content, next to the entry,
-    // so that a module locating files from its own URL (the web console's assets) finds them where it did.
-    splitting: true,
-    chunkNames: "chunk-[hash]",
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    // ink loads its React devtools (./devtools.js, importing react-devtools-core, which is not installed) only when
-    // DEV=true: left as a run-time import, so the terminal UI bundles too (a bundle never sets DEV).
-    external: ["@electric-sql/pglite", "./devtools.js"],
-    // Bundled CommonJS packages call require() for Node's built-ins; ESM output has no require of its own.
-    banner: { js: "import { createRequire as __createRequire } from \"node:module\"; const require = __createRequire(import.meta.url);" },
-    sourcemap: "linked",
-    sourcesContent: false,
-    metafile: true,
-    legalComments: "none",
-    logLevel: "warning"
-  })
-  if (target !== outfile || entryPoint !== "src/main.ts") return
+  const outdir = NodePath.dirname(outfile)
+  const result = await esbuild.build(nodeBundle(outdir, { main: "src/main.ts" }))
   // dist/: the chunks of earlier builds go (each build names its own by content).
   const written = new Set(Object.keys(result.metafile.outputs).map((file) => NodePath.resolve(root, file)))
   for (const file of NodeFs.readdirSync(outdir)) {
@@ -137,16 +154,25 @@ export const buildConsole = async (outdir) => {
 }
 
 if (process.argv[1] !== undefined && NodePath.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const because = process.argv.includes("--force") ? "--force" : staleBecause()
-  if (because !== undefined) {
-    // One line on stderr while esbuild works (about 1 s): `npm start` is otherwise silent until the banner.
-    process.stderr.write(`building dist/main.js (${because})…\n`)
-    try {
-      await build()
-    } catch (error) {
-      // esbuild has already printed the error with its location.
-      if (!(error && Array.isArray(error.errors))) console.error(error)
-      process.exit(1)
+  /** esbuild has already printed a build error with its location; anything else is printed here. */
+  const failed = (error) => {
+    if (!(error && Array.isArray(error.errors))) console.error(error)
+    process.exit(1)
+  }
+  const testBundles = process.argv.indexOf("--test-bundles")
+  if (testBundles !== -1) {
+    const dir = process.argv[testBundles + 1]
+    if (dir === undefined || dir.startsWith("--")) {
+      console.error("usage: node esbuild.config.mjs --test-bundles DIR")
+      process.exit(2)
+    }
+    await buildTestBundles(NodePath.resolve(dir)).catch(failed)
+  } else {
+    const because = process.argv.includes("--force") ? "--force" : staleBecause()
+    if (because !== undefined) {
+      // One line on stderr while esbuild works (about 1 s): `npm start` is otherwise silent until the banner.
+      process.stderr.write(`building dist/main.js (${because})…\n`)
+      await build().catch(failed)
     }
   }
 }

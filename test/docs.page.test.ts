@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
-import { type BrowserContext, chromium, type Page } from "playwright-core"
+import { type BrowserContext, chromium, type Locator, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Partners from "../src/partners/Partners.js"
 import { startTestApp, type TestApp } from "./support/TestApp.js"
@@ -74,8 +74,19 @@ describe.skipIf(skip)(skip ? `the docs page (skipped: no ${chromiumPath})` : "th
     return section
   }
 
+  // Each view is opened once, on first use, and shared by the tests that look at it (the first two only read it): a
+  // load of the page costs Chromium about 4.6 s of CPU, Scalar rendering the whole document. Each test still runs
+  // alone (`-t`).
+  let firstView: Promise<Page> | undefined
+  /** The page as a partner first sees it. */
+  const docsAsOpened = () => (firstView ??= openDocs())
+  let registerView: Promise<{ readonly page: Page; readonly section: Locator }> | undefined
+  /** A page showing "Register a customer" (its section). */
+  const registerCustomer = () =>
+    (registerView ??= openDocs().then(async (page) => ({ page, section: await openRegisterCustomer(page) })))
+
   it("shows the API in three sections of plain-word tags, without the vendor toolbar", async () => {
-    const page = await openDocs()
+    const page = await docsAsOpened()
     const text = await page.locator("body").innerText()
     for (const words of ["Partner API", "Sandbox", "Console", "Customers", "KYC", "Withdrawals", "Buy and sell USDT", "Sandbox: rails", "Console: account"]) {
       expect(text, words).toContain(words)
@@ -86,12 +97,10 @@ describe.skipIf(skip)(skip ? `the docs page (skipped: no ${chromiumPath})` : "th
     // Scalar's toolbar (share, "Generate SDKs") and its "Open API Client" button are off.
     expect(text).not.toContain("Generate SDKs")
     expect(text).not.toContain("Open API Client")
-    await page.close()
   })
 
   it("shows an operation with partner-facing field help and its request and response examples", async () => {
-    const page = await openDocs()
-    const section = await openRegisterCustomer(page)
+    const { section } = await registerCustomer()
     const text = await section.innerText()
     expect(text).toContain("The customer's first name as on their ID")
     expect(text).not.toContain("a string that will be trimmed")
@@ -102,19 +111,16 @@ describe.skipIf(skip)(skip ? `the docs page (skipped: no ${chromiumPath})` : "th
     // The 201 example: the envelope around the example customer.
     expect(text).toContain('"success": true')
     expect(text).toContain('"id": "3f6c2a9e-8b1d-4e7f-a2c5-9d0e1b4f7a63"')
-    await page.close()
   })
 
   it("preselects the demo partner's API key", async () => {
-    const page = await openDocs()
+    const page = await docsAsOpened()
     const values = await page.locator("input").evaluateAll((inputs) => inputs.map((input) => (input as unknown as { value: string }).value))
     expect(values).toContain(demoKey)
-    await page.close()
   })
 
   it("sends \"Test Request\" from the page to the sandbox and shows the 201", async () => {
-    const page = await openDocs()
-    const section = await openRegisterCustomer(page)
+    const { page, section } = await registerCustomer()
     await section.getByRole("button", { name: /Test Request/ }).click()
     const client = page.getByRole("dialog").first()
     await client.getByText('"ada.obi@example.com"').first().waitFor()
@@ -131,6 +137,5 @@ describe.skipIf(skip)(skip ? `the docs page (skipped: no ${chromiumPath})` : "th
     const list = await app.request("GET", "/partner/v1/customers", { apiKey: demoKey })
     expect(list.status).toBe(200)
     expect(list.body.data.map((customer: { email: string }) => customer.email)).toContain("ada.obi@example.com")
-    await page.close()
   })
 })

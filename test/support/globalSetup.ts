@@ -13,10 +13,11 @@ const root = NodePath.resolve(__dirname, "../..")
  * - migrates one template database, so that every test file starts from a copy instead of paying initdb and the
  *   migrations again: a PGlite data-dir tarball, or (with TEST_DATABASE_URL) a PostgreSQL template database that
  *   each file clones with CREATE DATABASE ... TEMPLATE;
- * - bundles the service once, as `npm start` does (esbuild.config.mjs), and `listen` (src/cli/listen.ts),
- *   `trigger` (src/cli/trigger.ts) and the terminal UI (src/tui/main.tsx, as main.tsx.js) with the same options,
- *   into a directory of this run's own under .tmp/ (inside the repository, so that the bundles'
- *   external packages resolve from node_modules): the process tests run `serve`, `ledger-check`, `scenario`,
+ * - bundles the service once, as `npm start` does (esbuild.config.mjs `buildTestBundles`), and `listen`
+ *   (src/cli/listen.ts), `trigger` (src/cli/trigger.ts) and the terminal UI (src/tui/main.tsx, as main.tsx.js) with
+ *   the same options, into a directory of this run's own under .tmp/ (inside the repository, so that the bundles'
+ *   external packages resolve from node_modules), or takes them from TEST_BUILD_DIR (`.ci/run` builds them once for
+ *   its checks): the process tests run `serve`, `ledger-check`, `scenario`,
  *   `partner-kyb` and `listen` from it (test/support/ServerProcess.ts `serviceCommand`, `listenCommand`) instead of
  *   compiling TypeScript with tsx in every child process.
  */
@@ -32,24 +33,25 @@ export default async function setup(project: TestProject) {
   }
 }
 
+/**
+ * This run's bundles: the directory TEST_BUILD_DIR names when the caller built them already (`.ci/run` builds them
+ * once, `node esbuild.config.mjs --test-bundles DIR`, for both passes and the scenario library; kept afterwards), else
+ * built here into a directory of this run's own under .tmp/ (removed afterwards).
+ */
 const buildBundles = async (tools: boolean) => {
+  const given = process.env.TEST_BUILD_DIR
+  if (given !== undefined && given !== "") {
+    const dir = NodePath.resolve(given)
+    const expected = ["main.js", ...(tools ? ["listen.js", "trigger.js", "main.tsx.js"] : []), "console/app.js"]
+    const missing = expected.filter((file) => !NodeFs.existsSync(NodePath.join(dir, file)))
+    if (missing.length > 0) throw new Error(`TEST_BUILD_DIR=${given} lacks ${missing.join(", ")}: node esbuild.config.mjs --test-bundles ${given}`)
+    return { dir, remove: () => {} }
+  }
   NodeFs.mkdirSync(NodePath.join(root, ".tmp"), { recursive: true })
   const dir = NodeFs.mkdtempSync(NodePath.join(root, ".tmp", "test-build-"))
   // @ts-expect-error esbuild.config.mjs is plain JavaScript without declarations
-  const config: { build: (target: string, entryPoint: string) => Promise<void>; buildConsole: (outdir: string) => Promise<unknown> } = await import("../../esbuild.config.mjs")
-  await Promise.all([
-    config.build(NodePath.join(dir, "main.js"), "src/main.ts"),
-    ...(tools
-      ? [
-        config.build(NodePath.join(dir, "listen.js"), "src/cli/listen.ts"),
-        config.build(NodePath.join(dir, "trigger.js"), "src/cli/trigger.ts"),
-        config.build(NodePath.join(dir, "main.tsx.js"), "src/tui/main.tsx")
-      ]
-      : []),
-    // The web console beside the service's bundle, where a spawned `serve` reads it (src/console/web/Serve.ts); a
-    // server run in the test process builds it in memory instead.
-    config.buildConsole(NodePath.join(dir, "console"))
-  ])
+  const config: { buildTestBundles: (outdir: string, options: { tools: boolean }) => Promise<void> } = await import("../../esbuild.config.mjs")
+  await config.buildTestBundles(dir, { tools })
   return { dir, remove: () => NodeFs.rmSync(dir, { recursive: true, force: true }) }
 }
 
