@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpApiScalar, HttpRouter, HttpServer } from "@effect/platform"
+import { HttpApiBuilder, type HttpApiScalar, HttpRouter, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import type { SqlClient, SqlError } from "@effect/sql"
 import type { PgClient } from "@effect/sql-pg"
@@ -30,6 +30,7 @@ import * as International from "./international/International.js"
 import { PartnerAuthLive, SandboxAuthLive } from "./http/AuthLive.js"
 import { answerClientError } from "./http/ClientErrors.js"
 import * as DocsPage from "./http/DocsPage.js"
+import * as OpenApiDocument from "./http/OpenApiDocument.js"
 import { makeHttpMiddleware, routeTable } from "./http/Middleware.js"
 import { makeClientLimits } from "./http/RateLimits.js"
 import * as Observability from "./observability/Observability.js"
@@ -210,7 +211,7 @@ export const ServerLayer = Layer.unwrapEffect(Effect.gen(function*() {
     Layer.provide(DocsPage.layer({ path: docsPath, scalar: docsPage })),
     // The web console at /console (docs/console.md "The web console"); the sandbox extras only in sandbox mode.
     Layer.provide(ConsoleWeb.layer(config.mode)),
-    Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: openApiPath })),
+    Layer.provide(OpenApiDocument.layer({ path: openApiPath })),
     Layer.provide(apiLayer),
     Layer.provideMerge(NodeHttpServer.layer(() => (node = makeNodeServer()), { port: config.port, host: config.host }))
   )

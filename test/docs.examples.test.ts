@@ -6,7 +6,7 @@ import { scalarConfiguration, tagGroupNames, tags } from "../src/api/Docs.js"
 
 /**
  * What the docs page (/api/v1/docs) shows, checked on the document itself, built from the code as the server builds
- * it (`OpenApi.fromApi`, what `HttpApiBuilder.middlewareOpenApi` and `HttpApiScalar` serve): every partner operation
+ * it (`OpenApi.fromApi`, what src/http/OpenApiDocument.ts and `HttpApiScalar` serve): every partner operation
  * has a success example, every one with a JSON body a request example that its own request schema decodes; the tags
  * are plain words, each in one of the page's sections (`x-tagGroups`). docs/docs-page.md says how to add examples.
  */
