@@ -1,4 +1,4 @@
-import { HttpApi, HttpApiBuilder, type HttpApiScalar, HttpLayerRouter, HttpServerResponse } from "@effect/platform"
+import { HttpApi, HttpApiBuilder, HttpApiScalar, HttpLayerRouter, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import { perApi } from "../api/PerApi.js"
 
@@ -11,13 +11,8 @@ import { perApi } from "../api/PerApi.js"
  * on every start, for a page most starts never serve (a test run or a scenario run starts the service hundreds of
  * times). Here the library's own router layer (`HttpApiScalar.layerHttpLayerRouter`) renders it once, through
  * `HttpLayerRouter.toWebHandler`, and the route answers with those bytes.
- *
- * `HttpApiScalar` itself is imported then too: its module holds Scalar's script (3 MB of JavaScript in a string), and
- * the service's bundle splits at a dynamic import (esbuild.config.mjs), so a start no longer reads and compiles the
- * chunk holding it.
  */
 const pageOf = perApi(async (api, scalar: HttpApiScalar.ScalarConfig) => {
-  const HttpApiScalar = await import("@effect/platform/HttpApiScalar")
   const { dispose, handler } = HttpLayerRouter.toWebHandler(
     HttpApiScalar.layerHttpLayerRouter({ api, path: "/docs", scalar }),
     { disableLogger: true }
