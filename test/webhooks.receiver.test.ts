@@ -130,8 +130,13 @@ describe("docs/webhook-receiver.ts", () => {
     const customer = await app.request("POST", "/partner/v1/customers", { apiKey, body: customerBody() })
     const customerId: string = customer.body.data.id
     await eventually(async () => (output.includes(`customer registered ${customerId}`) ? true : undefined), "the handler")
-    const deliveries = await app.request("GET", "/partner/v1/webhook/deliveries", { apiKey })
-    const registered = deliveries.body.data.find((d: { type: string }) => d.type === "customer.registered")
+    // The service records the attempt once the receiver's answer is back, a moment after the handler printed: the
+    // delivery is read once it has an attempt (a loaded machine widened that moment past one read).
+    const registered = await eventually(async () => {
+      const deliveries = await app.request("GET", "/partner/v1/webhook/deliveries", { apiKey })
+      const delivery = deliveries.body.data.find((d: { type: string }) => d.type === "customer.registered")
+      return delivery !== undefined && delivery.attempts > 0 ? delivery : undefined
+    }, "the delivery's first attempt recorded")
     expect(registered).toMatchObject({ status: "DELIVERED", attempts: 1, lastResponseStatus: 200 })
     // The event itself stays on the partner's clock: createdAt is two days ahead of real time.
     const event = (await app.request("GET", `/sandbox/events?customerId=${customerId}`, { apiKey })).body.data[0]
