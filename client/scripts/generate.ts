@@ -6,7 +6,7 @@
  *   npm run client:generate -- --document <file>      # also writes the OpenAPI document it used
  *
  * The document comes straight from the code: `OpenApi.fromApi(Api)`, the sandbox document the running service
- * serves at GET /api/v1/openapi.json (src/App.ts: `HttpApiBuilder.middlewareOpenApi`), with no server and no
+ * serves at GET /api/v1/openapi.json (src/http/OpenApiDocument.ts), with no server and no
  * database. openapi-typescript turns it into types; the output depends on nothing but the document and the pinned
  * generator (no timestamp, no absolute path), so running the command twice writes the same bytes.
  * test/client.package.test.ts fails while the committed file differs from what this writes.

@@ -2335,7 +2335,7 @@ export interface components {
             timestamp: string;
             /** @description the request path */
             path: string;
-            /** @description Every field the request got wrong (the message names the first five) */
+            /** @description The fields the request got wrong: every missing or invalid one, and unknown ones up to 20 per object or query string (past 20, one more problem counts the rest, its `field` the object's path). The message names the first five. */
             details?: {
                 fields: {
                     field: string;

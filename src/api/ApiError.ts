@@ -137,7 +137,8 @@ export const errorJsonSchema = (options: {
 
 /**
  * `details` of a 400 `BAD_REQUEST` from a request's schemas (src/http/ErrorEnvelope.ts): every field it got wrong,
- * unknown, missing or invalid, each with what is wrong; `field` is dot-separated, "" for the body or query as a whole.
+ * missing or invalid, each with what is wrong, and its unknown fields up to 20 per object or query string, the rest
+ * counted in one more problem (src/api/UnknownFields.ts); `field` is dot-separated, "" for the body or query as a whole.
  */
 export const fieldProblemsJsonSchema = {
   type: "object",
@@ -154,7 +155,8 @@ export const fieldProblemsJsonSchema = {
     }
   },
   additionalProperties: false,
-  description: "Every field the request got wrong (the message names the first five)"
+  description:
+    "The fields the request got wrong: every missing or invalid one, and unknown ones up to 20 per object or query string (past 20, one more problem counts the rest, its `field` the object's path). The message names the first five."
 } as const
 
 /** The plain error body, for responses produced outside an endpoint (unknown route, malformed JSON, ...). */
