@@ -9,7 +9,8 @@ export interface ExtraRoute {
 /**
  * `build(api, key)` once per API object and key (compared as JSON), per process: for what a service start derives
  * from the API alone and a few plain values (the route table and the route names of metrics, from the extra routes;
- * the docs page, from Scalar's settings; the OpenAPI document), which every start of the same API would otherwise build again.
+ * the docs page, from Scalar's settings; the OpenAPI document), which every start of the same API would otherwise
+ * build again.
  */
 export const perApi = <K, A, Api extends HttpApi.HttpApi.Any = HttpApi.HttpApi.Any>(build: (api: Api, key: K) => A) => {
   const cache = new WeakMap<Api, Map<string, A>>()
