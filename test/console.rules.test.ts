@@ -430,6 +430,61 @@ describe("tokens", () => {
     expect((await me(other.accessToken)).status).toBe(200)
   })
 
+  it("a sign-in deletes the user's dead sessions with their spent tokens; a refresh deletes its spent tokens past 30 days", async () => {
+    const day = 24 * 60 * 60
+    const account = await signUp()
+    const rows = async () => {
+      const [counts] = await app.query<{ sessions: string; spent: string }>(
+        `SELECT (SELECT count(*) FROM console_sessions s JOIN console_users u ON u.id = s.user_id WHERE u.email = $1)::text AS sessions,
+                (SELECT count(*) FROM console_spent_refresh_tokens t JOIN console_sessions s ON s.id = t.session_id
+                   JOIN console_users u ON u.id = s.user_id WHERE u.email = $1)::text AS spent`, [account.email])
+      return { sessions: Number(counts!.sessions), spent: Number(counts!.spent) }
+    }
+    const refresh = async (refreshToken: string): Promise<string> => {
+      const reply = await app.request("POST", "/partner/token/refresh", { body: { refreshToken } })
+      expect(reply.status, JSON.stringify(reply.body)).toBe(200)
+      return reply.body.data.refreshToken
+    }
+    const refused = async (refreshToken: string) =>
+      expectError(await app.request("POST", "/partner/token/refresh", { body: { refreshToken } }), 401, "UNAUTHORIZED")
+
+    // A refreshed twice (two spent tokens), B signed out, C live.
+    const first = await refresh(await refresh(account.refreshToken))
+    const b = (await signIn(account.email, password)).body.data
+    const c = (await signIn(account.email, password)).body.data
+    expect((await app.request("POST", "/partner/sign-out", { headers: bearer(b.accessToken) })).status).toBe(200)
+    expect(await rows()).toEqual({ sessions: 3, spent: 2 })
+    // Within an access token's life of the sign-out, B stays; past it, the next sign-in deletes it, and only it.
+    await app.request("POST", "/partner/sign-in", { body: { email: account.email, password } })
+    expect(await rows()).toEqual({ sessions: 4, spent: 2 })
+    await advance(15 * 60 + 1)
+    const d = (await signIn(account.email, password)).body.data
+    expect(await rows()).toEqual({ sessions: 4, spent: 2 })
+    await refused(b.refreshToken)
+    expectError(await me(b.accessToken), 401, "UNAUTHORIZED", sessionInvalid)
+    expect((await me(c.accessToken)).status).toBe(401) // expired (15 minutes), not deleted: its refresh still works
+    expect((await app.request("POST", "/partner/token/refresh", { body: { refreshToken: c.refreshToken } })).status).toBe(200)
+
+    // A session refreshed within every 30 days lives on; its tokens spent more than 30 days ago go at its next refresh.
+    await advance(20 * day)
+    const second = await refresh(first)
+    await advance(20 * day)
+    expect((await rows()).spent).toBe(4) // A: 3 (2 older than 30 days), C: 1
+    const third = await refresh(second)
+    expect((await rows()).spent).toBe(3) // A: the two of day 0 gone; day 20's and this one's kept. C: 1
+    // A token spent long ago is refused as an unknown one, and the session goes on; one spent recently still ends it.
+    await refused(account.refreshToken)
+    const fourth = await refresh(third)
+    await refused(second)
+    await refused(fourth)
+
+    // Past every refresh token's expiry (plus an access token's life), the next sign-in leaves only itself.
+    await advance(30 * day + 15 * 60 + 1)
+    await signIn(account.email, password)
+    expect(await rows()).toEqual({ sessions: 1, spent: 0 })
+    await refused(d.refreshToken)
+  })
+
   it("refuses forged tokens: tampered claims, a bad signature, another key, alg none, an API key as the bearer", async () => {
     const account = await signUp()
     const victim = await signUp()

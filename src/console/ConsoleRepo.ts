@@ -120,6 +120,15 @@ export const make = Effect.gen(function*() {
         sql`UPDATE console_sessions SET refresh_hash = ${refreshHash}, refresh_expires_at = ${refreshExpiresAt} WHERE id = ${id}`
       ),
     revokeSession: (id: string, at: Date) => sql`UPDATE console_sessions SET revoked_at = ${at} WHERE id = ${id} AND revoked_at IS NULL`,
+    /**
+     * Deletes the user's sessions signed out or past their refresh token's expiry before `before`, with their spent
+     * refresh tokens (ON DELETE CASCADE).
+     */
+    pruneSessions: (userId: string, before: Date) =>
+      sql`DELETE FROM console_sessions WHERE user_id = ${userId} AND (revoked_at < ${before} OR refresh_expires_at < ${before})`,
+    /** Deletes the session's refresh tokens spent before `before`. */
+    pruneSpentRefresh: (sessionId: string, before: Date) =>
+      sql`DELETE FROM console_spent_refresh_tokens WHERE session_id = ${sessionId} AND spent_at < ${before}`,
     recordFailure: (email: string, failures: number, firstFailureAt: Date, lockedUntil: Date | null) =>
       sql`INSERT INTO console_sign_in_failures (email, failures, first_failure_at, locked_until)
           VALUES (${email}, ${failures}, ${firstFailureAt}, ${lockedUntil})

@@ -51,6 +51,9 @@ export const make = (repo: ConsoleRepo.ConsoleRepo) =>
         const id = yield* ids.uuid
         const refreshToken = `rt_${base62(yield* ids.bytes(32))}`
         const refreshExpiresAt = new Date(now.getTime() + Tokens.refreshTokenSeconds * 1000)
+        // The user's dead sessions go (signed out, or their refresh token expired, longer ago than an access token
+        // lives: no token of theirs is accepted any more, and a request with one is refused as before).
+        yield* repo.pruneSessions(user.id, new Date(now.getTime() - Tokens.accessTokenSeconds * 1000))
         yield* repo.insertSession({ id, userId: user.id, partnerId: user.partnerId, refreshHash: refreshHash(refreshToken), createdAt: now, refreshExpiresAt })
         const accessToken = yield* Tokens.sign(keys.consoleToken, { userId: user.id, partnerId: user.partnerId, sessionId: id }, now)
         return tokenPair(accessToken, refreshToken, refreshExpiresAt, now)
@@ -83,6 +86,9 @@ export const make = (repo: ConsoleRepo.ConsoleRepo) =>
         const next = `rt_${base62(yield* ids.bytes(32))}`
         const refreshExpiresAt = new Date(now.getTime() + Tokens.refreshTokenSeconds * 1000)
         yield* repo.rotateRefresh(found.id, hash, refreshHash(next), refreshExpiresAt, now)
+        // A token spent longer ago than a refresh token lives had expired anyway: presented again it is refused as an
+        // unknown one (the session is not revoked for it).
+        yield* repo.pruneSpentRefresh(found.id, new Date(now.getTime() - Tokens.refreshTokenSeconds * 1000))
         const accessToken = yield* Tokens.sign(keys.consoleToken, { userId: found.userId, partnerId: found.partnerId, sessionId: found.id }, now)
         return { _tag: "rotated" as const, pair: tokenPair(accessToken, next, refreshExpiresAt, now) }
       }))

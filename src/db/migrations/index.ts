@@ -18,6 +18,7 @@ import partnerClockIndexes from "./0018_partner_clock_indexes.js"
 import keyFingerprint from "./0019_key_fingerprint.js"
 import webhookAttemptStart from "./0020_webhook_attempt_start.js"
 import consoleRefreshReuse from "./0021_console_refresh_reuse.js"
+import consoleSessionPruning from "./0022_console_session_pruning.js"
 
 /** Every migration, in order; statically imported so that tsx, vitest and compiled code load the same set. */
 export const migrations = {
@@ -40,5 +41,6 @@ export const migrations = {
   "0018_partner_clock_indexes": partnerClockIndexes,
   "0019_key_fingerprint": keyFingerprint,
   "0020_webhook_attempt_start": webhookAttemptStart,
-  "0021_console_refresh_reuse": consoleRefreshReuse
+  "0021_console_refresh_reuse": consoleRefreshReuse,
+  "0022_console_session_pruning": consoleSessionPruning
 }
