@@ -90,11 +90,14 @@ const nodeBundle = (outdir, entryPoints) => ({
  */
 export const buildTestBundles = async (outdir, { tools = true } = {}) => {
   const esbuild = await import("esbuild")
-  const entries = tools
+  await Promise.all([esbuild.build(nodeBundle(outdir, testBundleEntries(tools))), buildConsole(NodePath.join(outdir, "console"))])
+}
+
+/** The test run's bundles (`name.js`) and their sources: the service, and with `tools` the tools as well. */
+export const testBundleEntries = (tools) =>
+  tools
     ? { main: "src/main.ts", listen: "src/cli/listen.ts", trigger: "src/cli/trigger.ts", "main.tsx": "src/tui/main.tsx" }
     : { main: "src/main.ts" }
-  await Promise.all([esbuild.build(nodeBundle(outdir, entries)), buildConsole(NodePath.join(outdir, "console"))])
-}
 
 /** Bundles src/main.ts into dist/main.js (what `npm start` runs), stamped for the up-to-date check above. */
 export const build = async () => {

@@ -39,20 +39,25 @@ export default async function setup(project: TestProject) {
  * built here into a directory of this run's own under .tmp/ (removed afterwards).
  */
 const buildBundles = async (tools: boolean) => {
+  // @ts-expect-error esbuild.config.mjs is plain JavaScript without declarations
+  const config: EsbuildConfig = await import("../../esbuild.config.mjs")
   const given = process.env.TEST_BUILD_DIR
   if (given !== undefined && given !== "") {
     const dir = NodePath.resolve(given)
-    const expected = ["main.js", ...(tools ? ["listen.js", "trigger.js", "main.tsx.js"] : []), "console/app.js"]
+    const expected = [...Object.keys(config.testBundleEntries(tools)).map((name) => `${name}.js`), "console/app.js"]
     const missing = expected.filter((file) => !NodeFs.existsSync(NodePath.join(dir, file)))
     if (missing.length > 0) throw new Error(`TEST_BUILD_DIR=${given} lacks ${missing.join(", ")}: node esbuild.config.mjs --test-bundles ${given}`)
     return { dir, remove: () => {} }
   }
   NodeFs.mkdirSync(NodePath.join(root, ".tmp"), { recursive: true })
   const dir = NodeFs.mkdtempSync(NodePath.join(root, ".tmp", "test-build-"))
-  // @ts-expect-error esbuild.config.mjs is plain JavaScript without declarations
-  const config: { buildTestBundles: (outdir: string, options: { tools: boolean }) => Promise<void> } = await import("../../esbuild.config.mjs")
   await config.buildTestBundles(dir, { tools })
   return { dir, remove: () => NodeFs.rmSync(dir, { recursive: true, force: true }) }
+}
+
+interface EsbuildConfig {
+  readonly buildTestBundles: (outdir: string, options: { tools: boolean }) => Promise<void>
+  readonly testBundleEntries: (tools: boolean) => Record<string, string>
 }
 
 const prepareTemplate = async (project: TestProject): Promise<() => Promise<void>> => {
