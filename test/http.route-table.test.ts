@@ -1,7 +1,7 @@
 import { HttpApi } from "@effect/platform"
 import { describe, expect, it } from "vitest"
 import { Api } from "../src/Api.js"
-import { routableSegment, routableUrl, routeTable } from "../src/http/Middleware.js"
+import { routableSegment, routableUrl, routeTable } from "../src/http/RouteTable.js"
 
 /** Every route of the API as method and path pattern, as the route table reads them. */
 const routes: Array<{ method: string; path: string }> = []

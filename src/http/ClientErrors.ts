@@ -2,7 +2,8 @@
 import { STATUS_CODES } from "node:http"
 import type { Duplex } from "node:stream"
 import { errorBody } from "./ErrorEnvelope.js"
-import { originForm, requestIdOf } from "./Middleware.js"
+import { requestIdOf } from "./Middleware.js"
+import { originForm } from "./RouteTable.js"
 
 /**
  * What Node answers itself, before any route or middleware runs, when it cannot read a request (its `clientError`

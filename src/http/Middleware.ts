@@ -1,98 +1,13 @@
-import {
-  type Headers,
-  HttpApi,
-  HttpApiSchema,
-  HttpApp,
-  HttpIncomingMessage,
-  HttpServerError,
-  HttpServerRequest,
-  HttpServerResponse,
-  UrlParams
-} from "@effect/platform"
-import { NodeHttpServerRequest } from "@effect/platform-node"
-import { Cause, Effect, Either, Inspectable, LogLevel, Option, Stream } from "effect"
+import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Cause, Effect, Either, LogLevel, Option } from "effect"
 import * as Crypto from "node:crypto"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { describeFields, errorBody, errorResponse, normalizeError } from "./ErrorEnvelope.js"
 import { checkQuery, controlCharacterSegments, controlCharactersMessage, scanJson } from "./JsonBody.js"
+import { type Body, BodyReadRequest, readBody } from "./BodyReadRequest.js"
 import { boundaryOf } from "./MultipartBody.js"
-import { type ExtraRoute, perApi } from "../api/PerApi.js"
+import { originForm, type RouteTable, routableUrl } from "./RouteTable.js"
 import { moreUnknownMessage, unknownFieldMessage, unknownProblems } from "../api/UnknownFields.js"
-
-/** Method and path pattern of every route, to tell an unknown path (404) from a wrong method (405). */
-export interface RouteTable {
-  readonly allowedMethods: (path: string) => ReadonlyArray<string>
-  /** Whether the route takes a `multipart/form-data` body (the KYC document upload) instead of JSON. */
-  readonly takesMultipart: (method: string, path: string) => boolean
-  /** The name of the path parameter at a segment index of the path (`customerId`), if a route has one there. */
-  readonly parameterAt: (path: string, index: number) => string | undefined
-  /**
-   * Whether the route takes query parameters (it has a url params schema, which refuses the ones it does not list;
-   * src/api/Messages.ts). A route without one refuses any (checked here, before the handler).
-   */
-  readonly takesQuery: (method: string, path: string) => boolean
-}
-
-/** The route table of an API with its extra routes, built once per process (`perApi`). */
-export const routeTable = perApi((api, extra: ReadonlyArray<ExtraRoute>) => buildRouteTable(api, extra))
-
-const buildRouteTable = (
-  api: HttpApi.HttpApi.Any,
-  extra: ReadonlyArray<{ readonly method: string; readonly path: string }>
-): RouteTable => {
-  // A path's length: its non-empty segments (a parameter matches one non-empty segment; a trailing slash adds none).
-  const lengthOf = (path: string) => path.split("/").filter((segment) => segment !== "").length
-  const routes: Array<{ method: string; pattern: RegExp; segments: ReadonlyArray<string>; length: number; multipart: boolean; query: boolean }> = []
-  const add = (method: string, path: string, multipart: boolean, query: boolean) =>
-    routes.push({
-      method,
-      pattern: new RegExp("^" + path.replace(/:[A-Za-z0-9_]+/g, "[^/]+") + "/?$"),
-      segments: path.split("/"),
-      length: lengthOf(path),
-      multipart,
-      query
-    })
-  HttpApi.reflect(api as HttpApi.HttpApi.AnyWithProps, {
-    onGroup: () => {},
-    onEndpoint: ({ endpoint }) =>
-      add(
-        endpoint.method,
-        endpoint.path,
-        Option.match(endpoint.payloadSchema, {
-          onNone: () => false,
-          onSome: ({ ast }) => HttpApiSchema.getMultipartStream(ast) !== undefined || HttpApiSchema.getMultipart(ast) !== undefined
-        }),
-        Option.isSome(endpoint.urlParamsSchema)
-      )
-  })
-  // Routes served beside the API (the docs page, the event stream) read their own query strings.
-  for (const route of extra) add(route.method, route.path, false, true)
-  // Routes by length: a path is tested only against the patterns of its own length, a fifth of the hundred or so.
-  const byLength = new Map<number, Array<(typeof routes)[number]>>()
-  for (const route of routes) {
-    const same = byLength.get(route.length)
-    if (same === undefined) byLength.set(route.length, [route])
-    else same.push(route)
-  }
-  // A request asks about its path several times (allowed methods, multipart, parameters): the last path's routes are
-  // kept, so the patterns are tested once per request.
-  let lastPath: string | undefined
-  let lastRoutes: typeof routes = []
-  const matching = (path: string) => {
-    if (path !== lastPath) {
-      lastRoutes = (byLength.get(lengthOf(path)) ?? []).filter((r) => r.pattern.test(path))
-      lastPath = path
-    }
-    return lastRoutes
-  }
-  return {
-    allowedMethods: (path) => [...new Set(matching(path).map((r) => r.method))],
-    takesMultipart: (method, path) => matching(path).some((r) => r.method === method && r.multipart),
-    parameterAt: (path, index) =>
-      matching(path).map((r) => r.segments[index]).find((segment) => segment?.startsWith(":"))?.slice(1),
-    takesQuery: (method, path) => matching(path).some((r) => r.method === method && r.query)
-  }
-}
 
 const bodyMethods = new Set(["POST", "PUT", "PATCH"])
 
@@ -115,56 +30,6 @@ const requestIdPattern = /^[A-Za-z0-9._-]{8,64}$/
 export const requestIdOf = (incoming: string | undefined) =>
   incoming !== undefined && requestIdPattern.test(incoming) ? incoming : `req_${Crypto.randomUUID().replace(/-/g, "").slice(0, 24)}`
 
-const unroutableCharacter = /[%;#]/
-
-/**
- * A path segment the router can route, or `undefined` when it can route it as it is. The router's parameter length
- * limit is configured away (src/App.ts, `maxParamLength`); what find-my-way does not let a config change is kept
- * here, as the one rewrite left: it answers "no route" for a path that is not valid percent-encoding (`%zz`, `%FF`,
- * a truncated UTF-8 sequence: its `decodeURI` throws) and cuts the path at a `;` or `#` (`x;y=1/kyc` would reach
- * another route). Such a segment becomes the percent-encoding of its own text (`%zz` is the three characters
- * `%zz`, `;` and `#` are characters): no id, rail or level, so in a parameter's place the route's own validation
- * answers it as any invalid value (403 `CUSTOMER_FORBIDDEN`, the resource's 404, 400 naming the field); in a
- * literal segment's place no route matches.
- */
-export const routableSegment = (segment: string): string | undefined => {
-  // Nearly every segment: nothing encoded, nothing the router cuts at.
-  if (!unroutableCharacter.test(segment)) return undefined
-  let text: string
-  try {
-    text = decodeURIComponent(segment)
-  } catch {
-    // Node refuses a request target with a byte outside ASCII, so `segment` is ASCII and encodes without fail.
-    return encodeURIComponent(segment)
-  }
-  return segment.includes(";") || segment.includes("#") ? encodeURIComponent(text) : undefined
-}
-
-/** An absolute-form request target's origin (`http://host:port`, RFC 9112 section 3.2.2; what proxies are sent). */
-const absoluteOrigin = /^https?:\/\/[^/?#]*/i
-
-/** A request target in origin form: `http://host/a?b` is `/a?b` (as the router reads it), `/a?b` itself. */
-export const originForm = (url: string): string => {
-  const origin = absoluteOrigin.exec(url)
-  if (origin === null) return url
-  const rest = url.slice(origin[0].length)
-  return rest.startsWith("/") ? rest : `/${rest}`
-}
-
-/** The URL to route: `url` with every segment of its path that the router cannot route made routable. */
-export const routableUrl = (url: string): string => {
-  const query = url.indexOf("?")
-  const path = query < 0 ? url : url.slice(0, query)
-  let changed = false
-  const segments = path.split("/").map((segment) => {
-    const routable = routableSegment(segment)
-    if (routable === undefined) return segment
-    changed = true
-    return routable
-  })
-  return changed ? segments.join("/") + (query < 0 ? "" : url.slice(query)) : url
-}
-
 /**
  * Checks that must happen before a handler reads its input: control characters in path values and the query
  * string, the content type (JSON routes take `application/json` only, the upload route `multipart/form-data`
@@ -179,118 +44,6 @@ interface Rejection {
   readonly headers?: Record<string, string> | undefined
   readonly details?: Record<string, unknown> | undefined
 }
-
-/** The body the pre-checks read (or chose, for an absent one): its text and the JSON value it holds. */
-interface Body {
-  readonly text: string
-  readonly json: unknown
-}
-
-/**
- * The request as the API sees it once its body has been read here: the server's request in every other respect
- * (URL, method, headers, remote address, the socket's stream, ...), its body answered from the text read; the
- * platform's own readers would find the stream consumed. It implements the platform's public HttpServerRequest
- * interface by delegation and is provided to the API's app only (src/App.ts): the server still writes the
- * response through the request it made.
- */
-class BodyReadRequest extends Inspectable.Class implements HttpServerRequest.HttpServerRequest {
-  readonly [HttpServerRequest.TypeId]: HttpServerRequest.TypeId = HttpServerRequest.TypeId
-  readonly [HttpIncomingMessage.TypeId]: HttpIncomingMessage.TypeId = HttpIncomingMessage.TypeId
-  constructor(readonly request: HttpServerRequest.HttpServerRequest, readonly body: Body) {
-    super()
-  }
-  get source() {
-    return this.request.source
-  }
-  get url() {
-    return this.request.url
-  }
-  get originalUrl() {
-    return this.request.originalUrl
-  }
-  get method() {
-    return this.request.method
-  }
-  get headers() {
-    return this.request.headers
-  }
-  get cookies() {
-    return this.request.cookies
-  }
-  get remoteAddress() {
-    return this.request.remoteAddress
-  }
-  // Multipart bodies are never read here (their route reads them), so these are the server's, for completeness.
-  get multipart() {
-    return this.request.multipart
-  }
-  get multipartStream() {
-    return this.request.multipartStream
-  }
-  get upgrade() {
-    return this.request.upgrade
-  }
-  modify(options: { readonly url?: string; readonly headers?: Headers.Headers; readonly remoteAddress?: string }) {
-    return new BodyReadRequest(this.request.modify(options), this.body)
-  }
-  get text() {
-    return Effect.succeed(this.body.text)
-  }
-  /** The value the pre-checks parsed (an empty body is `null`, as the platform's Node request reads it). */
-  get json() {
-    return Effect.succeed(this.body.json)
-  }
-  get urlParamsBody(): Effect.Effect<UrlParams.UrlParams, HttpServerError.RequestError> {
-    return Effect.try({
-      try: () => UrlParams.fromInput(new URLSearchParams(this.body.text)),
-      catch: (cause) => new HttpServerError.RequestError({ request: this, reason: "Decode", cause })
-    })
-  }
-  get arrayBuffer() {
-    return Effect.sync(() => new TextEncoder().encode(this.body.text).buffer)
-  }
-  get stream() {
-    return Stream.sync(() => new TextEncoder().encode(this.body.text))
-  }
-  toJSON(): unknown {
-    return HttpIncomingMessage.inspect(this, { _id: "@effect/platform/HttpServerRequest", method: this.method, url: this.originalUrl })
-  }
-}
-
-/**
- * Reads a body up to `max` bytes, sent with a content-length (already checked against `max`) or chunked. The
- * platform's bounded reader destroys the request stream, and with it the socket, when the limit is passed, so the
- * client would see a reset instead of the 413; here the rest of an oversized body is discarded instead and the
- * answer closes the connection.
- */
-const readBody = (request: HttpServerRequest.HttpServerRequest, max: number) =>
-  Effect.async<Either.Either<string, "tooLarge" | "unreadable">>((resume) => {
-    const raw = NodeHttpServerRequest.toIncomingMessage(request)
-    const chunks: Array<Buffer> = []
-    let bytes = 0
-    let settled = false
-    const settle = (result: Either.Either<string, "tooLarge" | "unreadable">) => {
-      if (settled) return
-      settled = true
-      raw.off("data", onData)
-      raw.off("end", onEnd)
-      raw.off("error", onError)
-      resume(Effect.succeed(result))
-    }
-    const onData = (chunk: Buffer) => {
-      bytes += chunk.length
-      if (bytes <= max) return void chunks.push(chunk)
-      chunks.length = 0
-      settle(Either.left("tooLarge"))
-      raw.on("error", () => {})
-      raw.resume()
-    }
-    const onEnd = () => settle(Either.right(Buffer.concat(chunks).toString("utf8")))
-    const onError = () => settle(Either.left("unreadable"))
-    raw.on("data", onData)
-    raw.once("end", onEnd)
-    raw.once("error", onError)
-  })
 
 /** Sandbox control routes: a control that needs no input works with no body (DESIGN "Sandbox control API"). */
 const sandboxControlPath = /^\/api\/v1\/sandbox\//
