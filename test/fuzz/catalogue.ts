@@ -144,18 +144,8 @@ export const invalidAnyAmounts = new Set([
   "number:16-digits", "number:negative-fraction", "number:long-fraction", "number:1000-digits"
 ])
 
-/**
- * Deeply nested values (raw), built once per `long` (the largest are hundreds of kilobytes, and every hostile body
- * drawing one asked for the list again).
- */
-export const deepValues = (long: boolean): ReadonlyArray<Hostile> => {
-  const built = deepValuesBuilt.get(long) ?? buildDeepValues(long)
-  deepValuesBuilt.set(long, built)
-  return built
-}
-const deepValuesBuilt = new Map<boolean, ReadonlyArray<Hostile>>()
-
-const buildDeepValues = (long: boolean): ReadonlyArray<Hostile> => [
+/** Deeply nested values (raw). */
+export const deepValues = (long: boolean): ReadonlyArray<Hostile> => [
   { label: "deep:array-100", raw: "[".repeat(100) + "]".repeat(100) },
   { label: "deep:array-10k", raw: "[".repeat(10_000) + "]".repeat(10_000) },
   { label: "deep:object-10k", raw: `{"a":`.repeat(10_000) + "1" + "}".repeat(10_000) },
