@@ -1,11 +1,11 @@
-import { spawn, spawnSync } from "node:child_process"
+import { spawnSync } from "node:child_process"
 import * as NodeCrypto from "node:crypto"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { processEnv, type ServerProcess, serviceCommand, startServer, stopServer } from "./support/ServerProcess.js"
+import { runServiceCommand, type ServerProcess, startServer, stopServer } from "./support/ServerProcess.js"
 
 /**
  * The partner console in production mode, as real processes (docs/console.md "Production mode, end to end"): the
@@ -25,28 +25,11 @@ const givenServer = process.env.TEST_DATABASE_URL || undefined
 const ownCluster = givenServer === undefined && !process.env.CI && NodeFs.existsSync(NodePath.join(pgBin, "pg_ctl"))
 const describeProcess = givenServer !== undefined || ownCluster ? describe : describe.skip
 
-interface CommandRun {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
+/** The service's CLI with `args` and the server's environment, to its exit. */
+const runCommand = async (args: ReadonlyArray<string>, env: Record<string, string>) => {
+  const { exit, stdout, stderr } = await runServiceCommand(args, env)
+  return { code: exit.code, stdout, stderr }
 }
-
-/** The service's CLI with `args` (ServerProcess.serviceCommand) and the server's environment; resolves when it exits. */
-const runCommand = (args: ReadonlyArray<string>, env: Record<string, string>): Promise<CommandRun> =>
-  new Promise((resolve, reject) => {
-    const [command, commandArgs] = serviceCommand(args)
-    const child = spawn(command, commandArgs, { cwd: root, env: processEnv(env), stdio: ["ignore", "pipe", "pipe"] })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
-    const timer = setTimeout(() => child.kill("SIGKILL"), 120_000)
-    child.once("error", reject)
-    child.once("close", (code) => {
-      clearTimeout(timer)
-      resolve({ code, stdout, stderr })
-    })
-  })
 
 const call = async (baseUrl: string, method: string, path: string, options: { token?: string; apiKey?: string; body?: unknown } = {}) => {
   const headers: Record<string, string> = {}

@@ -1,10 +1,9 @@
-import * as NodeChildProcess from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { runScenarios, type RunOptions } from "../src/scenario/Runner.js"
-import { serviceCommand } from "./support/ServerProcess.js"
+import { runServiceCommand } from "./support/ServerProcess.js"
 import { pgliteTemplate, startTestApp, testConfig, type TestApp } from "./support/TestApp.js"
 
 const fixture = (name: string) => `test/fixtures/scenarios/${name}`
@@ -148,14 +147,9 @@ describe("scenario command", () => {
   // file's service: the command's exit code and report are the same in both modes. Its in-process mode (a fresh
   // service per scenario) is the next test's, through runScenarios, and .ci/run runs the whole library with it.
   it("fails the deliberately broken scenario with a readable diff and a non-zero exit", async () => {
-    const [command, args] = serviceCommand(["scenario", fixture("broken.yaml"), "--url", app.baseUrl])
-    // asynchronous: the service answering the command runs in this process
-    const result = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      NodeChildProcess.execFile(command, args, { encoding: "utf8", timeout: 170_000 }, (error, stdout, stderr) => {
-        if (error !== null && typeof error.code !== "number") reject(error)
-        else resolve({ status: error === null ? 0 : Number(error.code), stdout, stderr })
-      })
-    })
+    // asynchronous (runServiceCommand): the service answering the command runs in this process
+    const run = await runServiceCommand(["scenario", fixture("broken.yaml"), "--url", app.baseUrl], {}, 170_000)
+    const result = { status: run.exit.code, stdout: run.stdout, stderr: run.stderr }
     expect(result.status, result.stderr).toBe(1)
     const out = result.stdout
     expect(out).toContain("✗ A broken scenario")

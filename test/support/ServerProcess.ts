@@ -152,15 +152,31 @@ export interface LedgerCheckRun {
   readonly report: { transactions: number; entries: number; accounts: number; reservations: number; violations: Array<string> } | undefined
 }
 
-/** `ledger-check` (what `npm run ledger:check` runs, from the bundle) with the given environment. */
-export const runLedgerCheck = async (env: Record<string, string>): Promise<LedgerCheckRun> => {
-  const [command, args] = serviceCommand(["ledger-check"])
-  const child = spawn(command, args, { cwd: root, env: processEnv(env), stdio: ["ignore", "pipe", "pipe"] })
+/** A run of the service's CLI to its end: how it exited and what it printed. */
+export interface CommandRun {
+  readonly exit: Exit
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/**
+ * The service's CLI with `args` (`serviceCommand`: what `npm run ...` runs, from the bundle) in the environment of
+ * `processEnv(env)`; resolves when it exits, SIGKILLed after `timeoutMs`. Asynchronous, so a service in the calling
+ * process can answer the command.
+ */
+export const runServiceCommand = async (args: ReadonlyArray<string>, env: Record<string, string> = {}, timeoutMs = 120_000): Promise<CommandRun> => {
+  const [command, commandArgs] = serviceCommand(args)
+  const child = spawn(command, commandArgs, { cwd: root, env: processEnv(env), stdio: ["ignore", "pipe", "pipe"] })
   const output = collect(child)
-  const timer = setTimeout(() => child.kill("SIGKILL"), 90_000)
+  const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs)
   const exit = await output.exited
   clearTimeout(timer)
-  const stdout = output.stdout()
+  return { exit, stdout: output.stdout(), stderr: output.stderr() }
+}
+
+/** `ledger-check` (what `npm run ledger:check` runs, from the bundle) with the given environment. */
+export const runLedgerCheck = async (env: Record<string, string>): Promise<LedgerCheckRun> => {
+  const { exit, stdout, stderr } = await runServiceCommand(["ledger-check"], env, 90_000)
   const lines = stdout.split("\n")
   const start = lines.indexOf("{")
   const end = lines.indexOf("}", start)
@@ -172,5 +188,5 @@ export const runLedgerCheck = async (env: Record<string, string>): Promise<Ledge
       report = undefined
     }
   }
-  return { exit, stdout, stderr: output.stderr(), report }
+  return { exit, stdout, stderr, report }
 }
