@@ -21,6 +21,8 @@ import {
 } from "./Api.js"
 import * as BankAccountsRepo from "./BankAccountsRepo.js"
 
+export type { PayoutAccount } from "./BankAccountsRepo.js"
+
 /** Saved accounts per customer at most (a limit on everything). */
 export const savedAccountsMax = 20
 
@@ -162,7 +164,13 @@ export class BankAccounts extends Effect.Service<BankAccounts>()("BankAccounts",
     const defaultAccount = Effect.fn("BankAccounts.defaultAccount")((customerId: string) =>
       repo.findDefault(customerId))
 
-    return { banks, verify, save, list, get, makeDefault, defaultAccount } as const
+    /**
+     * `defaultAccount`'s payout fields as a read along another statement (src/db/Rows.ts `Along`): the withdrawal
+     * reads it in its idempotency claim's statement.
+     */
+    const defaultAlong = (customerId: string) => repo.defaultAlong(customerId)
+
+    return { banks, verify, save, list, get, makeDefault, defaultAccount, defaultAlong } as const
   }),
   dependencies: [BankAccountsRepo.BankAccountsRepo.Default, Customers.Default, CustomerActors.Default]
 }) {}

@@ -1,7 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import { Effect, type Option, Schema } from "effect"
 import { CountryCode, FiatCurrency } from "../reference/Countries.js"
-import { repository } from "../db/Rows.js"
+import { type Along, repository } from "../db/Rows.js"
 
 /** A row of `bank_accounts`: a saved payout destination, with its full number (the API shows the last four). */
 export const BankAccountRow = Schema.Struct({
@@ -23,6 +23,10 @@ export interface BankAccountRow extends Schema.Schema.Type<typeof BankAccountRow
 
 export const NewBankAccountRow = BankAccountRow.omit("seq")
 export type NewBankAccountRow = typeof NewBankAccountRow.Type
+
+/** What a payout to a saved account needs of it: its id and the bank's fields. */
+export const PayoutAccount = BankAccountRow.pick("id", "bankCode", "bankName", "accountNumber", "accountName")
+export interface PayoutAccount extends Schema.Schema.Type<typeof PayoutAccount> {}
 
 /** A row that does not decode (or a RETURNING without its row) is a broken invariant: a defect, not a typed error. */
 /** SQL of saved bank accounts. Callers that change rows run inside the customer's command (row locked). */
@@ -72,6 +76,17 @@ export const make = Effect.gen(function*() {
         WHERE customer_id = ${customerId} AND id = ${id} RETURNING *`
   })
   return repository({
+    /**
+     * The default account's payout fields as a read along another statement (src/ledger/Idempotency.ts `Along`):
+     * a JSON object, or null when the customer has none.
+     */
+    defaultAlong: (customerId: string): Along<Option.Option<PayoutAccount>> => ({
+      expression: sql`(
+        SELECT json_build_object('id', id, 'bankCode', bank_code, 'bankName', bank_name, 'accountNumber', account_number,
+          'accountName', account_name)
+        FROM bank_accounts WHERE customer_id = ${customerId} AND is_default)`,
+      schema: Schema.OptionFromNullOr(PayoutAccount)
+    }),
     insert: (row: NewBankAccountRow) => insert(row),
     find: (customerId: string, id: string) => find({ customerId, id }),
     findByNumber: (customerId: string, bankCode: string, accountNumber: string) =>

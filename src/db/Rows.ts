@@ -1,4 +1,4 @@
-import { type SqlClient, SqlError } from "@effect/sql"
+import { type SqlClient, SqlError, type Statement } from "@effect/sql"
 import { Cause, Effect, Option, ParseResult, Schema } from "effect"
 
 /**
@@ -132,3 +132,14 @@ export const createdPageWhere = (sql: SqlClient.SqlClient, page: CreatedPage, al
 /** The order and the limit of a created page: newest first by (created_at, id). */
 export const createdPageOrder = (sql: SqlClient.SqlClient, page: CreatedPage, alias = "") =>
   sql`ORDER BY ${sql.unsafe(`${alias}created_at`)} DESC, ${sql.unsafe(`${alias}id`)} DESC LIMIT ${page.limit}`
+
+/**
+ * A read that travels in another module's statement, one round trip fewer: a scalar SQL expression (a parenthesised
+ * subquery; a JSON object for a row) and the Schema its value decodes by. The withdrawal's default bank account goes
+ * in the idempotency claim's statement this way (src/ledger/Idempotency.ts `answerAlong`), read in the command's
+ * transaction after the customer's lock, where its own statement ran before.
+ */
+export interface Along<B> {
+  readonly expression: Statement.Fragment
+  readonly schema: Schema.Schema<B, any>
+}

@@ -66,6 +66,9 @@ const familyOf = (network: string) => (findNetwork(network)?.evm === false ? net
 export const sameAddress = (a: string, b: string) =>
   /^0x[0-9a-fA-F]{40}$/.test(a) && /^0x[0-9a-fA-F]{40}$/.test(b) ? a.toLowerCase() === b.toLowerCase() : a === b
 
+/** True when `address` is one of `own`, the customer's deposit addresses (EVM addresses in any letter case). */
+export const isOwnAddress = (own: ReadonlyArray<string>, address: string) => own.some((each) => sameAddress(each, address))
+
 /** Deposit addresses of a customer, one per supported network, and the on-chain deposits that arrive at them. */
 export class Deposits extends Effect.Service<Deposits>()("Deposits", {
   effect: Effect.gen(function*() {
@@ -253,13 +256,13 @@ export class Deposits extends Effect.Service<Deposits>()("Deposits", {
       return yield* actors.run(partnerId, customerId, (customer) => record(partnerId, customer, input, planned))
     })
 
-    /** True when `address` is one of the deposit addresses issued to the customer (EVM addresses in any letter case). */
-    const isOwnAddress = Effect.fn("Deposits.isOwnAddress")((customerId: string, address: string) =>
-      Effect.map(repo.addresses(customerId).pipe(Effect.provideService(SqlClient.SqlClient, sql)), (rows) =>
-        rows.some((row) => sameAddress(row.address, address)))
-    )
+    /**
+     * The deposit addresses issued to the customer, as a read along another statement (src/db/Rows.ts `Along`): a
+     * send reads them in its idempotency claim's statement and checks them with `isOwnAddress`.
+     */
+    const ownAddressesAlong = (customerId: string) => repo.addressesAlong(customerId)
 
-    return { addresses, check, receive, isOwnAddress } as const
+    return { addresses, check, receive, ownAddressesAlong } as const
   }),
   dependencies: [FundingRepo.FundingRepo.Default, Outbox.Default, Ledger.Ledger.Default, CustomerActors.Default]
 }) {}

@@ -2,7 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { FiatCurrency } from "../reference/Countries.js"
 import { FundingChargeStatus, FundingChargeType } from "./Api.js"
-import { CreatedPage, createdPage, createdPageOrder, createdPageWhere, type CreatedPageQuery, repository } from "../db/Rows.js"
+import { type Along, CreatedPage, createdPage, createdPageOrder, createdPageWhere, type CreatedPageQuery, repository } from "../db/Rows.js"
 
 /** A customer's dedicated collection account (one per customer). */
 export const VirtualAccountRow = Schema.Struct({
@@ -212,6 +212,11 @@ export const make = Effect.gen(function*() {
     markClosed: (id: string, status: "EXPIRED" | "CANCELLED", at: Date) => markClosed({ id, status, at }),
     insertReceipt: (row: NewReceiptRow) => insertReceipt(row),
     addresses: (customerId: string) => addresses(customerId),
+    /** The customer's deposit addresses as a read along another statement (src/db/Rows.ts `Along`): a JSON array. */
+    addressesAlong: (customerId: string): Along<ReadonlyArray<string>> => ({
+      expression: sql`(SELECT coalesce(json_agg(address), '[]'::json) FROM deposit_addresses WHERE customer_id = ${customerId})`,
+      schema: Schema.Array(Schema.String)
+    }),
     insertAddress: (row: AddressRow) => insertAddress(row),
     /** The new deposit, or None when this transaction hash is already recorded for the partner and network. */
     insertDeposit: (row: NewDepositRow) => insertDeposit(row),

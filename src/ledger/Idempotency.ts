@@ -1,4 +1,5 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
+import type { Along } from "../db/Rows.js"
 import { Effect, Option, Schema } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { Ids } from "../ids/Ids.js"
@@ -13,6 +14,7 @@ import { ReferenceInUse } from "./Errors.js"
  * transaction and then sees its row.
  */
 export { Reference, referencePattern } from "./Reference.js"
+export type { Along } from "../db/Rows.js"
 
 export type Claim = { readonly _tag: "New" } | { readonly _tag: "Existing"; readonly resourceId: string }
 
@@ -41,8 +43,9 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
     const ids = yield* Ids
 
     const Key = Schema.Struct({ partnerId: Schema.String, endpoint: Schema.String, reference: Schema.String })
+    const NewKey = Schema.Struct({ ...Key.fields, customerId: Schema.String, resourceId: Schema.String, createdAt: Schema.DateFromSelf })
     const insertKey = SqlSchema.findOne({
-      Request: Schema.Struct({ ...Key.fields, customerId: Schema.String, resourceId: Schema.String, createdAt: Schema.DateFromSelf }),
+      Request: NewKey,
       Result: Schema.Struct({ resourceId: Schema.String }),
       execute: (key) =>
         sql`
@@ -60,11 +63,20 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
           WHERE partner_id = ${key.partnerId} AND endpoint = ${key.endpoint} AND reference = ${key.reference}`
     })
 
-    /** Claims the reference for a new resource, or finds the resource a first request created with it. */
-    const claimKey = (input: ClaimInput): Effect.Effect<Claim, ReferenceInUse> =>
+    /** The claim's statement with a read along (`Along`): always one row, `resource_id` null on a conflict. */
+    const insertKeyAlong = (key: typeof NewKey.Type, along: Statement.Fragment) =>
+      sql<{ readonly resourceId: string | null; readonly along: unknown }>`
+        WITH k AS (
+          INSERT INTO idempotency_keys (partner_id, endpoint, reference, customer_id, resource_id, created_at)
+          VALUES (${key.partnerId}, ${key.endpoint}, ${key.reference}, ${key.customerId}, ${key.resourceId}, ${key.createdAt})
+          ON CONFLICT DO NOTHING
+          RETURNING resource_id
+        )
+        SELECT (SELECT resource_id FROM k) AS resource_id, ${along} AS along`
+
+    /** The first request's resource, after a conflict on the key: ReferenceInUse when another customer holds it. */
+    const existingKey = (input: ClaimInput) =>
       Effect.gen(function*() {
-        const inserted = yield* insertKey({ ...input, createdAt: yield* clock.now })
-        if (Option.isSome(inserted)) return { _tag: "New" } as Claim
         const existing = yield* findKey(input)
         if (Option.isNone(existing)) return yield* Effect.dieMessage("idempotency: key vanished after a conflict")
         const row = existing.value
@@ -74,6 +86,23 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
           })
         }
         return { _tag: "Existing", resourceId: row.resourceId } as Claim
+      })
+
+    /** Claims the reference for a new resource, or finds the resource a first request created with it. */
+    const claimKey = (input: ClaimInput): Effect.Effect<Claim, ReferenceInUse> =>
+      Effect.gen(function*() {
+        const inserted = yield* insertKey({ ...input, createdAt: yield* clock.now })
+        return Option.isSome(inserted) ? { _tag: "New" } as Claim : yield* existingKey(input)
+      }).pipe(Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }))
+
+    /** `claimKey` with a read along in the same statement: the claim, and the read's decoded value. */
+    const claimKeyAlong = <B>(input: ClaimInput, along: Along<B>): Effect.Effect<readonly [Claim, B], ReferenceInUse> =>
+      Effect.gen(function*() {
+        const [row] = yield* insertKeyAlong({ ...input, createdAt: yield* clock.now }, along.expression)
+        if (row === undefined) return yield* Effect.dieMessage("idempotency: the claim's statement answered no row")
+        const value = yield* Schema.decodeUnknown(along.schema)(row.along)
+        const claim = row.resourceId !== null ? { _tag: "New" } as Claim : yield* existingKey(input)
+        return [claim, value] as const
       }).pipe(Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }))
 
     const claim = Effect.fn("Idempotency.claim")(claimKey)
@@ -94,6 +123,23 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
         : { value: yield* load(result.resourceId), replayed: true } as Answered<A>
     })
 
+    /**
+     * `answer` with a read along in the claim's statement (`Along`): `create` gets the read's value. A replay loads
+     * the original and ignores it.
+     */
+    const answerAlong = Effect.fn("Idempotency.answerAlong")(function*<A, B, E, L>(
+      input: Omit<ClaimInput, "resourceId">,
+      along: Along<B>,
+      create: (resourceId: string, along: B) => Effect.Effect<A, E>,
+      load: (resourceId: string) => Effect.Effect<A, L>
+    ) {
+      const resourceId = yield* ids.uuid
+      const [result, value] = yield* claimKeyAlong({ ...input, resourceId }, along)
+      return result._tag === "New"
+        ? { value: yield* create(resourceId, value), replayed: false } as Answered<A>
+        : { value: yield* load(result.resourceId), replayed: true } as Answered<A>
+    })
+
     /** `answer` without the replay flag, for a caller inside another command (the domestic global send's payout). */
     const once = <A, E, L>(
       input: Omit<ClaimInput, "resourceId">,
@@ -104,7 +150,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
     /** A fresh reference for a request that did not send one (so a retry without one creates a second operation). */
     const generate: Effect.Effect<string> = Effect.map(ids.bytes(12), (bytes) => `ref_${bytes.toString("hex")}`)
 
-    return { answer, claim, generate, once } as const
+    return { answer, answerAlong, claim, generate, once } as const
   })
 }) {}
 

@@ -1,6 +1,6 @@
 import { Effect, Option } from "effect"
 import { CustomerId, PartnerId, storedId } from "../api/Ids.js"
-import { BankAccounts } from "../bankaccounts/BankAccounts.js"
+import { BankAccounts, type PayoutAccount } from "../bankaccounts/BankAccounts.js"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { AppConfig } from "../config/AppConfig.js"
 import type { Customer } from "../customers/Customer.js"
@@ -101,12 +101,12 @@ export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
         feeFlat: toNumber(currency, schedule.feeFlat)
       })))
 
-    const defaultAccount = (customer: Customer) =>
-      Effect.flatMap(accounts.defaultAccount(customer.id), Option.match({
-        onNone: () =>
-          new NoDefaultBankAccount({ message: "The customer has no default bank account; save one with POST .../accounts first" }),
-        onSome: Effect.succeed
-      }))
+    /** The default account read along the claim (`BankAccounts.defaultAlong`), or the refusal when there is none. */
+    const defaultAccount = Option.match({
+      onNone: () =>
+        new NoDefaultBankAccount({ message: "The customer has no default bank account; save one with POST .../accounts first" }),
+      onSome: (account: PayoutAccount) => Effect.succeed(account)
+    })
 
     /** The new withdrawal's row before its reservation (PROCESSING from the start). */
     const draftOf = (
@@ -198,12 +198,14 @@ export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
           const reference = body.reference ?? (yield* idempotency.generate)
           // Priced only for a new withdrawal: a repeated reference answers the original whatever the fee schedule
           // says now (a retry after a time-out must never read as a refusal of a withdrawal that went through).
-          return yield* idempotency.answer(
+          // The default account is read in the claim's statement (one round trip), checked after the price as before.
+          return yield* idempotency.answerAlong(
             { partnerId, endpoint: idempotencyEndpoint, reference, customerId: customer.id },
-            (id) =>
+            accounts.defaultAlong(customer.id),
+            (id, account) =>
               Effect.gen(function*() {
                 const { currency, split } = yield* price(customer.currency, body.amount)
-                return toWithdrawal(yield* create(customer, reference, currency, split, yield* defaultAccount(customer))(id))
+                return toWithdrawal(yield* create(customer, reference, currency, split, yield* defaultAccount(account))(id))
               }),
             load(customer.id)
           )
