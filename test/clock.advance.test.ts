@@ -36,6 +36,7 @@ const run = (jobsDrain: Effect.Effect<number>) =>
     const workers = Layer.mergeAll(
       Layer.effect(Jobs, Effect.map(Effect.context<ServiceClock.ServiceClock>(), (context) => Jobs.make({
         schedule: unused,
+        carry: unused,
         register: unused,
         get: unused,
         runDue: Effect.zipRight(Effect.provide(reading("jobs"), context), jobsDrain),

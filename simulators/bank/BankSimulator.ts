@@ -1,4 +1,5 @@
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer, Option, Schema } from "effect"
+import type { RailJob } from "../../src/rails/RailJob.js"
 import { FundingCharges } from "../../src/funding/FundingCharges.js"
 import { Ids } from "../../src/ids/Ids.js"
 import { type JobDescription, Jobs } from "../../src/jobs/Jobs.js"
@@ -53,15 +54,16 @@ export const layer = Layer.effect(
       }).pipe(Effect.orDie)
 
     /** A job answers the payout after the policy's delay (`auto`); `manual` waits for a control call. */
+    /** The payout's job (the withdrawal's journal writes it): its outcome after the policy's delay; none when manual. */
     const submitPayout = (payout: PayoutRequest) =>
       Effect.gen(function*() {
         const policy = yield* policies.policyFor(payout.partnerId, "bank")
-        if (policy.mode === "manual") return
+        if (policy.mode === "manual") return Option.none<RailJob>()
         const plan = planPayout(payout.accountNumber, policy.outcome)
         const job: PayoutJob = plan._tag === "Fail"
           ? { withdrawalId: payout.payoutId, move: "fail", reason: plan.reason, reverseAfterSeconds: null }
           : { withdrawalId: payout.payoutId, move: "complete", reason: null, reverseAfterSeconds: plan.thenReverse ? policy.delaySeconds : null }
-        yield* jobs.schedule({
+        return Option.some<RailJob>({
           kind: payoutJobKind,
           partnerId: payout.partnerId,
           customerId: payout.customerId,

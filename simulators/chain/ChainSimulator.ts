@@ -1,4 +1,5 @@
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer, Option, Schema } from "effect"
+import type { RailJob } from "../../src/rails/RailJob.js"
 import { Ids } from "../../src/ids/Ids.js"
 import { type JobDescription, Jobs } from "../../src/jobs/Jobs.js"
 import { Chain, type SendFailureCause, type SendOutcome, type SendRequest } from "../../src/rails/Chain.js"
@@ -88,22 +89,21 @@ export const layer = Layer.effect(
   Chain,
   Effect.gen(function*() {
     const ids = yield* Ids
-    const jobs = yield* Jobs
     const policies = yield* RailPolicies
 
     /**
-     * Answers the send by a job after the policy's delay (`auto`): a magic address's failure, else the policy's
-     * outcome; `manual` leaves it pending for a control call.
+     * Answers the send by a job after the policy's delay (`auto`; the send's journal writes it): a magic address's
+     * failure, else the policy's outcome; `manual` leaves it pending for a control call (no job).
      */
     const broadcast = (send: SendRequest) =>
       Effect.gen(function*() {
         const policy = yield* policies.policyFor(send.partnerId, "chain")
-        if (policy.mode === "manual") return
+        if (policy.mode === "manual") return Option.none<RailJob>()
         const outcome = magicOutcomeOf(send.network, send.toAddress) ??
           (policy.outcome === "success" ? "confirmed" : policyFailureCause)
         // A hash exists for every transaction that reached the network (all but one rejected before broadcast).
         const txHash = outcome === "rejected" ? null : yield* Effect.provideService(randomTxHash(send.network), Ids, ids)
-        yield* jobs.schedule({
+        return Option.some<RailJob>({
           kind: sendOutcomeJobKind,
           partnerId: send.partnerId,
           customerId: send.customerId,

@@ -1,5 +1,6 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer, Option, Schema } from "effect"
+import type { RailJob } from "../../src/rails/RailJob.js"
 import { Api } from "../../src/Api.js"
 import { Customers } from "../../src/customers/Customers.js"
 import { GlobalSends } from "../../src/globalsend/GlobalSends.js"
@@ -51,15 +52,15 @@ export const toOutcome = (job: OutcomeJob): PayoutOutcome =>
 export const layer = Layer.effect(
   PayoutSubmissions,
   Effect.gen(function*() {
-    const jobs = yield* Jobs
     const policies = yield* RailPolicies
     return PayoutSubmissions.of({
       submitPayout: (payout) =>
         Effect.gen(function*() {
           const policy = yield* policies.policyFor(payout.partnerId, "payout")
-          if (policy.mode === "manual") return
+          if (policy.mode === "manual") return Option.none<RailJob>()
           const { outcome, reason } = outcomeFor(payout, policy.outcome)
-          yield* jobs.schedule({
+          // The send's journal writes it (src/jobs/Jobs.ts `carry`).
+          return Option.some<RailJob>({
             kind: outcomeJobKind,
             partnerId: payout.partnerId,
             customerId: payout.customerId,

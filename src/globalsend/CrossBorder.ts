@@ -7,6 +7,7 @@ import { Enrolments } from "../international/Enrolments.js"
 import * as Ledger from "../ledger/Ledger.js"
 import { type Asset, describeAmountProblem, parseAmount, toNumber } from "../money/Money.js"
 import { PayoutSubmissions } from "../rails/PayoutPartners.js"
+import { Jobs } from "../jobs/Jobs.js"
 import type { Corridor } from "../reference/Corridors.js"
 import { usdtToFiat } from "../trading/Pricing.js"
 import { GlobalSendBelowMinimum, type GlobalSendBody, GlobalSendNotEnabled } from "./Api.js"
@@ -25,6 +26,7 @@ export const make = Effect.gen(function*() {
   const ledger = yield* Ledger.Ledger
   const enrolments = yield* Enrolments
   const submissions = yield* PayoutSubmissions
+  const jobs = yield* Jobs
   const prepare = yield* makePrepare
   const ids = yield* Ids
   const fees = defaultFees
@@ -68,9 +70,24 @@ export const make = Effect.gen(function*() {
   /** Reserves the funding, stores the send and hands it to the payout partner; `draft` is recorded first. */
   const reserveAndSubmit = (customer: Customer, draft: GlobalSendsRepo.NewGlobalSendRow) =>
     Effect.gen(function*() {
-      // The event and the row are written by the reservation's journal statement (`Ledger.Carried`).
+      // The event, the row and the payout partner's job are written by the reservation's journal statement
+      // (`Ledger.Carried`, `Jobs.carry`).
       const event = yield* prepare(draft, "global_send.initiated")
       const row = { ...draft, reservationId: yield* ids.uuid }
+      const payout = yield* jobs.carry(
+        yield* submissions.submitPayout({
+          partnerId: row.partnerId,
+          customerId: row.customerId,
+          payoutId: row.id,
+          reference: draft.reference,
+          corridor: row.corridor,
+          purpose: row.purpose,
+          beneficiary: row.beneficiary,
+          asset: row.asset,
+          assetAmount: row.assetAmount,
+          destinationCurrency: row.destinationCurrency
+        })
+      )
       const reservation = yield* ledger.reserve({
         id: row.reservationId,
         partnerId: customer.partnerId,
@@ -82,21 +99,10 @@ export const make = Effect.gen(function*() {
         eventId: event.id,
         currency: draft.fundingCurrency as Asset,
         amount: draft.fundingAmount,
-        carry: Ledger.carryBoth(event.carried, repo.insertCarried(row))
+        carry: Ledger.carryBoth(Ledger.carryBoth(event.carried, repo.insertCarried(row)), payout.carried)
       })
       yield* event.recorded(reservation.carried)
-      yield* submissions.submitPayout({
-        partnerId: row.partnerId,
-        customerId: row.customerId,
-        payoutId: row.id,
-        reference: draft.reference,
-        corridor: row.corridor,
-        purpose: row.purpose,
-        beneficiary: row.beneficiary,
-        asset: row.asset,
-        assetAmount: row.assetAmount,
-        destinationCurrency: row.destinationCurrency
-      })
+      yield* payout.recorded
       return toGlobalSend(row)
     })
 

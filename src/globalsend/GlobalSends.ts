@@ -13,6 +13,7 @@ import { Documents } from "../kyc/Documents.js"
 import { CustomerActors } from "../ledger/CustomerActors.js"
 import type { CustomerBusy, InsufficientBalance, ReferenceInUse } from "../ledger/Errors.js"
 import { type Answered, Idempotency } from "../ledger/Idempotency.js"
+import { Jobs } from "../jobs/Jobs.js"
 import * as Ledger from "../ledger/Ledger.js"
 import { Enrolments } from "../international/Enrolments.js"
 import type { BankRailUnavailable, ExchangeRailUnavailable, PayoutRailUnavailable } from "../rails/Errors.js"
@@ -225,7 +226,8 @@ export class GlobalSends extends Effect.Service<GlobalSends>()("GlobalSends", {
     Ledger.Ledger.Default,
     Idempotency.Default,
     Enrolments.Default,
-    Documents.Default
+    Documents.Default,
+    Jobs.Default
   ]
 }) {}
 

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Layer, Option, Queue, type Schema } from "effect"
 import { forInstance, forPartner, ServiceClock } from "../clock/ServiceClock.js"
 import { catchSqlDefect } from "../db/Rows.js"
+import { noCarried } from "../ledger/Ledger.js"
 import { EventBus } from "../events/Events.js"
 import { Ids } from "../ids/Ids.js"
 import * as JobRegistry from "./JobRegistry.js"
@@ -79,25 +80,45 @@ export class Jobs extends Effect.Service<Jobs>()("Jobs", {
     const registry = yield* JobRegistry.make
     const scheduled = yield* Queue.sliding<void>(1)
 
+    /** A new job's fields: its id, and its run time on its partner's clock, whoever schedules it. */
+    const fieldsOf = (job: NewJob) =>
+      Effect.gen(function*() {
+        const now = yield* forPartner(job.partnerId)(clock.now)
+        const delaySeconds = job.delaySeconds ?? 0
+        if (!Number.isFinite(delaySeconds) || delaySeconds < 0) {
+          return yield* Effect.die(new Error(`Jobs.schedule: delaySeconds must be >= 0, got ${delaySeconds}`))
+        }
+        return {
+          id: yield* ids.uuid,
+          kind: job.kind,
+          partnerId: job.partnerId,
+          customerId: job.customerId ?? null,
+          runAt: job.runAt ?? new Date(now.getTime() + delaySeconds * 1000),
+          payload: job.payload,
+          now
+        }
+      })
+
+    const wake = Queue.offer(scheduled, undefined)
+
     /** Writes a job in the current transaction (if any) and wakes the daemon. */
     const schedule = Effect.fn("Jobs.schedule")(function*(job: NewJob) {
-      // On the job's partner's clock, whoever schedules it: its run_at is read against that clock.
-      const now = yield* forPartner(job.partnerId)(clock.now)
-      const delaySeconds = job.delaySeconds ?? 0
-      if (!Number.isFinite(delaySeconds) || delaySeconds < 0) {
-        return yield* Effect.die(new Error(`Jobs.schedule: delaySeconds must be >= 0, got ${delaySeconds}`))
-      }
-      const row = yield* repo.insert({
-        id: yield* ids.uuid,
-        kind: job.kind,
-        partnerId: job.partnerId,
-        customerId: job.customerId ?? null,
-        runAt: job.runAt ?? new Date(now.getTime() + delaySeconds * 1000),
-        payload: job.payload,
-        now
-      })
-      yield* Queue.offer(scheduled, undefined)
+      const row = yield* repo.insert(yield* fieldsOf(job))
+      yield* wake
       return row
+    })
+
+    /**
+     * A job (or none) written by the command's journal statement instead of a statement of its own (a rail's job:
+     * the payout or broadcast a withdrawal or send hands over, `Bank.submitPayout` and the others): the carried
+     * insert to pass to the journal (`Ledger.carryBoth`; nothing when there is no job), and `recorded`, to run after
+     * the journal, which wakes the daemon. A refused journal writes no job.
+     */
+    const carry = Effect.fn("Jobs.carry")(function*(job: Option.Option<NewJob>) {
+      if (Option.isNone(job)) return { carried: noCarried, recorded: Effect.void } as const
+      const { now, ...fields } = yield* fieldsOf(job.value)
+      const carried = repo.insertCarried({ ...fields, status: "PENDING", attempts: 0, createdAt: now, updatedAt: now })
+      return { carried, recorded: Effect.asVoid(wake) } as const
     })
 
     /**
@@ -166,6 +187,7 @@ export class Jobs extends Effect.Service<Jobs>()("Jobs", {
 
     return {
       schedule,
+      carry,
       register,
       get,
       runDue,

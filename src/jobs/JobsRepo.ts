@@ -1,7 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { earliestDueSql } from "../clock/ServiceClock.js"
-import { repository } from "../db/Rows.js"
+import { carriedInsert, repository } from "../db/Rows.js"
 
 export const JobStatus = Schema.Literal("PENDING", "DONE", "FAILED")
 export type JobStatus = typeof JobStatus.Type
@@ -42,6 +42,20 @@ export interface FailureRecord {
   readonly runAt: Date
   readonly now: Date
 }
+
+/** A new job's row as a journal statement writes it (`insertCarried`): pending, no attempt yet. */
+const CarriedJobRow = Schema.Struct({
+  id: Schema.String,
+  kind: Schema.String,
+  partnerId: Schema.String,
+  customerId: Schema.NullOr(Schema.String),
+  runAt: Schema.DateFromSelf,
+  payload: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  status: Schema.Literal("PENDING"),
+  attempts: Schema.Literal(0),
+  createdAt: Schema.DateFromSelf,
+  updatedAt: Schema.DateFromSelf
+})
 
 /** Statements of `jobs`. A row that does not decode (or a RETURNING without its row) is a defect. */
 export const make = Effect.gen(function*() {
@@ -152,8 +166,12 @@ export const make = Effect.gen(function*() {
              status = ${failed ? "FAILED" : "PENDING"}, run_at = ${runAt}, updated_at = ${now}
       WHERE id = ${job.id} AND status = 'PENDING' AND attempts = ${job.attempts}`
 
+  /** A new job written by a journal statement (src/ledger/Ledger.ts `Carried`): the CTE `carried_jobs`. */
+  const insertCarried = carriedInsert(sql, "jobs", CarriedJobRow)
+
   return repository({
     insert: (job: Parameters<typeof insertJob>[0]) => insertJob(job),
+    insertCarried,
     claim,
     earliestDue: (kinds: ReadonlyArray<string>, partnersAhead: boolean) =>
       Effect.map(earliestDue({ kinds, partnersAhead }), (row) => Option.fromNullable(row.runAt)),

@@ -58,6 +58,9 @@ export interface Carried {
   readonly columns: ReadonlyArray<Statement.Fragment>
 }
 
+/** No carried write. */
+export const noCarried: Carried = { ctes: [], columns: [] }
+
 /** Two sets of carried writes in one statement (their CTE and column names must differ). */
 export const carryBoth = (a: Carried, b: Carried): Carried => ({
   ctes: [...a.ctes, ...b.ctes],

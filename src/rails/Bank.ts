@@ -1,5 +1,6 @@
-import { Context, Data, type Effect } from "effect"
+import { Context, Data, type Effect, type Option } from "effect"
 import type { BankRailUnavailable } from "./Errors.js"
+import type { RailJob } from "./RailJob.js"
 
 /**
  * The bank rail, shaped like a banking-as-a-service provider's API: the bank catalogue of a country, name enquiry,
@@ -88,11 +89,12 @@ export interface BankShape {
   /** Called inside the charge's creating transaction. */
   readonly collectionOpened: (charge: CollectionOpened) => Effect.Effect<void, BankRailUnavailable>
   /**
-   * Hands a payout to the bank. Called inside the withdrawal's creating transaction (an adapter that calls out
-   * over the network does so from a job it schedules here, so that nothing is sent for a rolled-back withdrawal).
-   * The outcome comes back through `Withdrawals.settle(payoutId, outcome)`.
+   * Hands a payout to the bank: the job that carries it out (src/rails/RailJob.ts), which the withdrawal's journal
+   * statement writes, or none when nothing is to run (a manual sandbox rail: the controls decide). Called inside the
+   * withdrawal's creating transaction, before its journal; it writes nothing itself. The outcome comes back through
+   * `Withdrawals.settle(payoutId, outcome)`.
    */
-  readonly submitPayout: (payout: PayoutRequest) => Effect.Effect<void, BankRailUnavailable>
+  readonly submitPayout: (payout: PayoutRequest) => Effect.Effect<Option.Option<RailJob>, BankRailUnavailable>
 }
 
 export class Bank extends Context.Tag("rails/Bank")<Bank, BankShape>() {}

@@ -1,5 +1,6 @@
-import { Context, type Effect } from "effect"
+import { Context, type Effect, type Option } from "effect"
 import type { ChainRailUnavailable } from "./Errors.js"
+import type { RailJob } from "./RailJob.js"
 
 /**
  * The chain rail: the custody provider that issues deposit addresses, watches the networks for deposits and
@@ -51,11 +52,12 @@ export interface ChainShape {
   /** What a transaction hash of the network looks like, for an error message. */
   readonly txHashShape: (network: string) => string
   /**
-   * Hands a send to the chain. Called inside the send's creating transaction (in tx): an adapter schedules the
-   * broadcast as a job (docs/rails.md). The outcome comes back later through `Sends.settle(partnerId, sendId,
+   * Hands a send to the chain: the broadcast's job (src/rails/RailJob.ts, docs/rails.md), which the send's journal
+   * statement writes, or none (a manual sandbox rail). Called inside the send's creating transaction, before its
+   * journal; it writes nothing itself. The outcome comes back later through `Sends.settle(partnerId, sendId,
    * outcome)`, the send settlement entry point.
    */
-  readonly broadcast: (send: SendRequest) => Effect.Effect<void, ChainRailUnavailable>
+  readonly broadcast: (send: SendRequest) => Effect.Effect<Option.Option<RailJob>, ChainRailUnavailable>
 }
 
 export class Chain extends Context.Tag("rails/Chain")<Chain, ChainShape>() {}

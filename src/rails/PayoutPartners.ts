@@ -1,7 +1,8 @@
-import { Context, type Effect } from "effect"
+import { Context, type Effect, type Option } from "effect"
 import type { Corridor } from "../reference/Corridors.js"
 import type { DestinationGroupKey } from "../reference/Groups.js"
 import type { PayoutRailUnavailable } from "./Errors.js"
+import type { RailJob } from "./RailJob.js"
 
 /**
  * The payout-partner rail: the cross-border partners that enrol a verified customer per destination group
@@ -107,11 +108,12 @@ export type PayoutOutcome =
 
 export interface PayoutSubmissionsShape {
   /**
-   * Hands a payout to the corridor's partner. Called inside the send's creating transaction (in tx): an adapter
-   * schedules the request as a job. The outcome comes back later through `GlobalSends.settle(partnerId, payoutId,
-   * outcome)`, the global-send settlement entry point.
+   * Hands a payout to the corridor's partner: the job that carries it out (src/rails/RailJob.ts), which the send's
+   * journal statement writes, or none (a manual sandbox rail). Called inside the send's creating transaction, before
+   * its journal; it writes nothing itself. The outcome comes back later through `GlobalSends.settle(partnerId,
+   * payoutId, outcome)`, the global-send settlement entry point.
    */
-  readonly submitPayout: (payout: PayoutRequest) => Effect.Effect<void, PayoutRailUnavailable>
+  readonly submitPayout: (payout: PayoutRequest) => Effect.Effect<Option.Option<RailJob>, PayoutRailUnavailable>
 }
 
 export class PayoutSubmissions extends Context.Tag("rails/PayoutSubmissions")<PayoutSubmissions, PayoutSubmissionsShape>() {}

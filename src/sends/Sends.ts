@@ -11,6 +11,7 @@ import { Cursors, paginate, type PageRequest } from "../api/Pagination.js"
 import { Ids, isUuid } from "../ids/Ids.js"
 import { CustomerActors } from "../ledger/CustomerActors.js"
 import { Idempotency } from "../ledger/Idempotency.js"
+import { Jobs } from "../jobs/Jobs.js"
 import * as Ledger from "../ledger/Ledger.js"
 import { type Asset, describeAmountProblem, parseAmount, toNumber } from "../money/Money.js"
 import { Chain, type SendFailureCause, type SendOutcome } from "../rails/Chain.js"
@@ -96,6 +97,7 @@ export class Sends extends Effect.Service<Sends>()("Sends", {
     const idempotency = yield* Idempotency
     const actors = yield* CustomerActors
     const chain = yield* Chain
+    const jobs = yield* Jobs
     const deposits = yield* Deposits
     const cursors = yield* Cursors
     const fees = config.sendFees ?? defaultSendFees
@@ -183,7 +185,8 @@ export class Sends extends Effect.Service<Sends>()("Sends", {
           createdAt: now,
           updatedAt: now
         }
-        // The event and the row are written by the reservation's journal statement (`Ledger.Carried`).
+        // The event, the row and the chain's broadcast job are written by the reservation's journal statement
+        // (`Ledger.Carried`, `Jobs.carry`).
         const event = yield* outbox.prepare({
           partnerId: customer.partnerId,
           customerId: customer.id,
@@ -191,6 +194,17 @@ export class Sends extends Effect.Service<Sends>()("Sends", {
           data: eventData(customer.id, toSend({ ...draft, reservationId: id }))
         })
         const row = { ...draft, reservationId: yield* ids.uuid }
+        const broadcast = yield* jobs.carry(
+          yield* chain.broadcast({
+            partnerId: row.partnerId,
+            customerId: row.customerId,
+            sendId: row.id,
+            network: row.network,
+            asset: row.asset,
+            toAddress: row.toAddress,
+            amount: row.netAmount
+          })
+        )
         const reservation = yield* ledger.reserve({
           id: row.reservationId,
           partnerId: customer.partnerId,
@@ -202,18 +216,10 @@ export class Sends extends Effect.Service<Sends>()("Sends", {
           eventId: event.id,
           currency: planned.asset,
           amount: planned.amount,
-          carry: Ledger.carryBoth(event.carried, repo.insertCarried(row))
+          carry: Ledger.carryBoth(Ledger.carryBoth(event.carried, repo.insertCarried(row)), broadcast.carried)
         })
         yield* event.recorded(reservation.carried)
-        yield* chain.broadcast({
-          partnerId: row.partnerId,
-          customerId: row.customerId,
-          sendId: row.id,
-          network: row.network,
-          asset: row.asset,
-          toAddress: row.toAddress,
-          amount: row.netAmount
-        })
+        yield* broadcast.recorded
         return toSend(row)
       })
 
@@ -354,7 +360,7 @@ export class Sends extends Effect.Service<Sends>()("Sends", {
 
     return { networks: networksOf, quote, send, list, get, settle, settleByReference, pending } as const
   }),
-  dependencies: [SendsRepo.SendsRepo.Default, Outbox.Default, Ledger.Ledger.Default, Idempotency.Default, CustomerActors.Default, Cursors.Default, Deposits.Default]
+  dependencies: [SendsRepo.SendsRepo.Default, Outbox.Default, Ledger.Ledger.Default, Idempotency.Default, CustomerActors.Default, Cursors.Default, Deposits.Default, Jobs.Default]
 }) {}
 
 export const layer = Sends.Default

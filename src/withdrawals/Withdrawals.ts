@@ -11,6 +11,7 @@ import { Cursors, paginate, type PageRequest } from "../api/Pagination.js"
 import { CustomerActors } from "../ledger/CustomerActors.js"
 import { ReferenceInUse } from "../ledger/Errors.js"
 import { Idempotency } from "../ledger/Idempotency.js"
+import { Jobs } from "../jobs/Jobs.js"
 import * as Ledger from "../ledger/Ledger.js"
 import { describeAmountProblem, parseAmount, toDecimalString, toNumber } from "../money/Money.js"
 import { Bank, type PayoutOutcome } from "../rails/Bank.js"
@@ -66,6 +67,7 @@ export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
     const actors = yield* CustomerActors
     const accounts = yield* BankAccounts
     const bank = yield* Bank
+    const jobs = yield* Jobs
     const apply = yield* Settlement.make
     const cursors = yield* Cursors
     const ids = yield* Ids
@@ -139,8 +141,8 @@ export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
 
     /**
      * Records `withdrawal.submitted`, reserves the total, stores the row and hands the payout to the bank rail. The
-     * event and the row are written by the reservation's journal statement (`Ledger.Carried`): one statement for
-     * the three writes.
+     * event, the row and the bank rail's job (if its policy runs one) are written by the reservation's journal
+     * statement (`Ledger.Carried`, `Jobs.carry`): one statement for the four writes.
      */
     const create = (
       customer: Customer,
@@ -158,6 +160,19 @@ export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
           data: eventData(customer.id, toWithdrawal(draft))
         })
         const row = { ...draft, reservationId: yield* ids.uuid }
+        const payout = yield* jobs.carry(
+          yield* bank.submitPayout({
+            partnerId: row.partnerId,
+            customerId: row.customerId,
+            payoutId: row.id,
+            reference,
+            currency,
+            amount: split.amount,
+            bankCode: row.bankCode,
+            accountNumber: row.accountNumber,
+            accountName: row.accountName
+          })
+        )
         const reservation = yield* ledger.reserve({
           id: row.reservationId,
           partnerId: customer.partnerId,
@@ -169,20 +184,10 @@ export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
           eventId: event.id,
           currency,
           amount: split.totalDebited,
-          carry: Ledger.carryBoth(event.carried, repo.insertCarried(row))
+          carry: Ledger.carryBoth(Ledger.carryBoth(event.carried, repo.insertCarried(row)), payout.carried)
         })
         yield* event.recorded(reservation.carried)
-        yield* bank.submitPayout({
-          partnerId: row.partnerId,
-          customerId: row.customerId,
-          payoutId: row.id,
-          reference,
-          currency,
-          amount: split.amount,
-          bankCode: row.bankCode,
-          accountNumber: row.accountNumber,
-          accountName: row.accountName
-        })
+        yield* payout.recorded
         return row
       })
 
@@ -277,7 +282,7 @@ export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
 
     return { quote, withdraw, list, get, settle, payoutTo, processing } as const
   }),
-  dependencies: [WithdrawalsRepo.WithdrawalsRepo.Default, BankAccounts.Default, CustomerActors.Default, Ledger.Ledger.Default, Idempotency.Default]
+  dependencies: [WithdrawalsRepo.WithdrawalsRepo.Default, BankAccounts.Default, CustomerActors.Default, Ledger.Ledger.Default, Idempotency.Default, Jobs.Default]
 }) {}
 
 /** Withdrawals alone: requires the `SettledWithdrawals` port (src/globalsend/FollowWithdrawals.ts implements it). */

@@ -1,11 +1,13 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Logger, Schema } from "effect"
+import { Effect, Layer, Logger, Option, Schema } from "effect"
 import { makeServicesLayer } from "../../src/App.js"
 import * as ServiceClock from "../../src/clock/ServiceClock.js"
 import { AppConfig } from "../../src/config/AppConfig.js"
 import { Customers } from "../../src/customers/Customers.js"
 import { CreateCustomer } from "../../src/customers/Api.js"
 import * as Ids from "../../src/ids/Ids.js"
+import { Jobs } from "../../src/jobs/Jobs.js"
+import type { RailJob } from "../../src/rails/RailJob.js"
 import { Partners } from "../../src/partners/Partners.js"
 import { testConfig, testDatabaseLayer } from "../support/TestApp.js"
 
@@ -60,6 +62,13 @@ export interface JobRow {
   readonly status: string
   readonly payload: Record<string, unknown>
 }
+
+/**
+ * What a money command does with the job a rail hands back (src/rails/RailJob.ts): writes it in its creating
+ * transaction (the service carries it in the journal statement; here it is written on its own, the same row).
+ */
+export const writeRailJob = (job: Option.Option<RailJob>) =>
+  Option.match(job, { onNone: () => Effect.void, onSome: (each) => Effect.flatMap(Jobs, (jobs) => Effect.asVoid(jobs.schedule(each))) })
 
 /** The partner's jobs, oldest first (portable SQL: PGlite and PostgreSQL). */
 export const jobsOf = (partnerId: string) =>

@@ -1,5 +1,5 @@
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import * as Crypto from "node:crypto"
 import { transaction } from "../../src/events/Events.js"
 import { Bank, type PayoutRequest } from "../../src/rails/Bank.js"
@@ -8,7 +8,7 @@ import { RailPolicies } from "../../simulators/RailPolicies.js"
 import type { Customers } from "../../src/customers/Customers.js"
 import type { Partners } from "../../src/partners/Partners.js"
 import { bankContract, type BankFixtures } from "./BankContract.js"
-import { jobsOf, newSubject, serviceNow, simulatedServicesLayer, type Subject } from "./SimulatedRails.js"
+import { jobsOf, newSubject, serviceNow, simulatedServicesLayer, type Subject, writeRailJob } from "./SimulatedRails.js"
 
 /**
  * The Bank contract run against the bank simulator (simulators/bank), then what only the simulator promises:
@@ -70,7 +70,8 @@ const payoutTo = (subject: Subject, accountNumber: string): PayoutRequest => ({
   accountName: "ANY NAME"
 })
 
-const submit = (payout: PayoutRequest) => Effect.flatMap(Bank, (bank) => transaction(bank.submitPayout(payout)))
+/** A withdrawal's hand-over: the bank's job written in the withdrawal's transaction. */
+const submit = (payout: PayoutRequest) => Effect.flatMap(Bank, (bank) => transaction(Effect.flatMap(bank.submitPayout(payout), writeRailJob)))
 
 const plus = (at: Date, seconds: number) => new Date(at.getTime() + seconds * 1000)
 
@@ -184,12 +185,16 @@ layer(simulatedServicesLayer, { excludeTestServices: true })("bank simulator spe
         expect(yield* jobsOf(subject.partnerId)).toEqual([])
       }))
 
-    it.effect("a rolled-back withdrawal transaction leaves no job behind", () =>
+    it.effect("submitPayout writes nothing itself; a rolled-back withdrawal transaction leaves no job behind", () =>
       Effect.gen(function*() {
         const subject = yield* newSubject()
         const bank = yield* Bank
-        const outcome = yield* transaction(Effect.zipRight(bank.submitPayout(payoutTo(subject, "0152553388")), Effect.fail("abort" as const)))
-          .pipe(Effect.flip)
+        const job = yield* transaction(bank.submitPayout(payoutTo(subject, "0152553388")))
+        expect(Option.map(job, (each) => each.kind)).toEqual(Option.some("withdrawal.payout"))
+        expect(yield* jobsOf(subject.partnerId)).toEqual([])
+        const outcome = yield* transaction(
+          Effect.zipRight(Effect.flatMap(bank.submitPayout(payoutTo(subject, "0152553388")), writeRailJob), Effect.fail("abort" as const))
+        ).pipe(Effect.flip)
         expect(outcome).toBe("abort")
         expect(yield* jobsOf(subject.partnerId)).toEqual([])
       }))

@@ -8,7 +8,7 @@ import { Chain, type SendRequest } from "../../src/rails/Chain.js"
 import type { RailMode, RailOutcome } from "../../src/rails/RailPolicy.js"
 import { RailPolicies } from "../../simulators/RailPolicies.js"
 import { chainContract, type ChainFixtures } from "./ChainContract.js"
-import { jobsOf, newSubject, serviceNow, simulatedServicesLayer, type Subject } from "./SimulatedRails.js"
+import { jobsOf, newSubject, serviceNow, simulatedServicesLayer, type Subject, writeRailJob } from "./SimulatedRails.js"
 
 /**
  * The Chain contract run against the chain simulator (simulators/chain), then what only the simulator promises:
@@ -34,7 +34,8 @@ const send = (subject: Subject, network: string, toAddress: string): SendRequest
   amount: 25_000_000n
 })
 
-const broadcast = (request: SendRequest) => Effect.flatMap(Chain, (chain) => transaction(chain.broadcast(request)))
+/** A send's hand-over: the chain's job written in the send's transaction. */
+const broadcast = (request: SendRequest) => Effect.flatMap(Chain, (chain) => transaction(Effect.flatMap(chain.broadcast(request), writeRailJob)))
 
 layer(simulatedServicesLayer, { excludeTestServices: true })("chain simulator specifics", (it) => {
   it.effect("describes each network's transaction hash shape", () =>
