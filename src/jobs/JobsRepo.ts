@@ -43,14 +43,19 @@ export interface FailureRecord {
   readonly now: Date
 }
 
-/** A new job's row as a journal statement writes it (`insertCarried`): pending, no attempt yet. */
-const CarriedJobRow = Schema.Struct({
+/** What a new job is: what to do, for whom, when. */
+const NewJobFields = Schema.Struct({
   id: Schema.String,
   kind: Schema.String,
   partnerId: Schema.String,
   customerId: Schema.NullOr(Schema.String),
   runAt: Schema.DateFromSelf,
-  payload: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  payload: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+})
+
+/** A new job's row as a journal statement writes it (`insertCarried`): pending, no attempt yet. */
+const CarriedJobRow = Schema.Struct({
+  ...NewJobFields.fields,
   status: Schema.Literal("PENDING"),
   attempts: Schema.Literal(0),
   createdAt: Schema.DateFromSelf,
@@ -61,15 +66,7 @@ const CarriedJobRow = Schema.Struct({
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const insertJob = SqlSchema.single({
-    Request: Schema.Struct({
-      id: Schema.String,
-      kind: Schema.String,
-      partnerId: Schema.String,
-      customerId: Schema.NullOr(Schema.String),
-      runAt: Schema.DateFromSelf,
-      payload: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
-      now: Schema.DateFromSelf
-    }),
+    Request: Schema.Struct({ ...NewJobFields.fields, now: Schema.DateFromSelf }),
     Result: Job,
     execute: (job) =>
       sql`
