@@ -104,7 +104,7 @@ describe("writes carried by the journal statement", () => {
           const reserved = yield* Effect.either(ledger.reserve({
             id: row.reservationId, partnerId, customerId, reason: "withdrawal", resourceType: "withdrawal", resourceId: id,
             reference: row.reference, eventId: event.id, currency: "NGN", amount,
-            carry: Ledger.carryBoth(event.carried, repo.insertCarried(row))
+            carry: Ledger.carryAll(event.carried, repo.insertCarried(row))
           }))
           if (reserved._tag === "Left") return { id, eventId: event.id, outcome: reserved.left._tag, seq: undefined }
           const stored = yield* event.recorded(reserved.right.carried)

@@ -53,7 +53,6 @@ export const layer = Layer.effect(
         })
       }).pipe(Effect.orDie)
 
-    /** A job answers the payout after the policy's delay (`auto`); `manual` waits for a control call. */
     /** The payout's job (the withdrawal's journal writes it): its outcome after the policy's delay; none when manual. */
     const submitPayout = (payout: PayoutRequest) =>
       Effect.gen(function*() {

@@ -160,17 +160,13 @@ export class BankAccounts extends Effect.Service<BankAccounts>()("BankAccounts",
           return toBankAccount(row.value)
         })))
 
-    /** The customer's default account with its full number (for a payout); call inside the customer's command. */
-    const defaultAccount = Effect.fn("BankAccounts.defaultAccount")((customerId: string) =>
-      repo.findDefault(customerId))
-
     /**
-     * `defaultAccount`'s payout fields as a read along another statement (src/db/Rows.ts `Along`): the withdrawal
-     * reads it in its idempotency claim's statement.
+     * The customer's default account with its full number (for a payout), as a read along another statement
+     * (src/db/Rows.ts `Along`): the withdrawal reads it in its idempotency claim's statement.
      */
     const defaultAlong = (customerId: string) => repo.defaultAlong(customerId)
 
-    return { banks, verify, save, list, get, makeDefault, defaultAccount, defaultAlong } as const
+    return { banks, verify, save, list, get, makeDefault, defaultAlong } as const
   }),
   dependencies: [BankAccountsRepo.BankAccountsRepo.Default, Customers.Default, CustomerActors.Default]
 }) {}

@@ -28,6 +28,9 @@ export type NewBankAccountRow = typeof NewBankAccountRow.Type
 export const PayoutAccount = BankAccountRow.pick("id", "bankCode", "bankName", "accountNumber", "accountName")
 export interface PayoutAccount extends Schema.Schema.Type<typeof PayoutAccount> {}
 
+/** `defaultAlong`'s value: the default account's JSON object, or null when the customer has none. */
+const DefaultAlong = Schema.OptionFromNullOr(PayoutAccount)
+
 /** A row that does not decode (or a RETURNING without its row) is a broken invariant: a defect, not a typed error. */
 /** SQL of saved bank accounts. Callers that change rows run inside the customer's command (row locked). */
 export const make = Effect.gen(function*() {
@@ -76,16 +79,13 @@ export const make = Effect.gen(function*() {
         WHERE customer_id = ${customerId} AND id = ${id} RETURNING *`
   })
   return repository({
-    /**
-     * The default account's payout fields as a read along another statement (src/ledger/Idempotency.ts `Along`):
-     * a JSON object, or null when the customer has none.
-     */
+    /** The default account's payout fields as a read along another statement (src/db/Rows.ts `Along`). */
     defaultAlong: (customerId: string): Along<Option.Option<PayoutAccount>> => ({
       expression: sql`(
         SELECT json_build_object('id', id, 'bankCode', bank_code, 'bankName', bank_name, 'accountNumber', account_number,
           'accountName', account_name)
         FROM bank_accounts WHERE customer_id = ${customerId} AND is_default)`,
-      schema: Schema.OptionFromNullOr(PayoutAccount)
+      schema: DefaultAlong
     }),
     insert: (row: NewBankAccountRow) => insert(row),
     find: (customerId: string, id: string) => find({ customerId, id }),

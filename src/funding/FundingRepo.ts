@@ -96,6 +96,9 @@ export interface DepositRow extends Schema.Schema.Type<typeof DepositRow> {}
 export const NewDepositRow = DepositRow.omit("seq")
 export type NewDepositRow = typeof NewDepositRow.Type
 
+/** `addressesAlong`'s value: the customer's deposit addresses. */
+const Addresses = Schema.Array(Schema.String)
+
 /** A row that does not decode (or a RETURNING without its row) is a broken invariant: a defect, not a typed error. */
 /** SQL of the funding tables; callers own the transaction boundary. */
 export const make = Effect.gen(function*() {
@@ -215,7 +218,7 @@ export const make = Effect.gen(function*() {
     /** The customer's deposit addresses as a read along another statement (src/db/Rows.ts `Along`): a JSON array. */
     addressesAlong: (customerId: string): Along<ReadonlyArray<string>> => ({
       expression: sql`(SELECT coalesce(json_agg(address), '[]'::json) FROM deposit_addresses WHERE customer_id = ${customerId})`,
-      schema: Schema.Array(Schema.String)
+      schema: Addresses
     }),
     insertAddress: (row: AddressRow) => insertAddress(row),
     /** The new deposit, or None when this transaction hash is already recorded for the partner and network. */

@@ -99,7 +99,7 @@ export const make = Effect.gen(function*() {
         eventId: event.id,
         currency: draft.fundingCurrency as Asset,
         amount: draft.fundingAmount,
-        carry: Ledger.carryBoth(Ledger.carryBoth(event.carried, repo.insertCarried(row)), payout.carried)
+        carry: Ledger.carryAll(event.carried, repo.insertCarried(row), payout.carried)
       })
       yield* event.recorded(reservation.carried)
       yield* payout.recorded

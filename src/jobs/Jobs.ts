@@ -118,7 +118,7 @@ export class Jobs extends Effect.Service<Jobs>()("Jobs", {
     /**
      * A job (or none) written by the command's journal statement instead of a statement of its own (a rail's job:
      * the payout or broadcast a withdrawal or send hands over, `Bank.submitPayout` and the others): the carried
-     * insert to pass to the journal (`Ledger.carryBoth`; nothing when there is no job), and `recorded`, to run after
+     * insert to pass to the journal (`Ledger.carryAll`; nothing when there is no job), and `recorded`, to run after
      * the journal, which wakes the daemon as `schedule` does. A refused journal writes no job.
      */
     const carry = Effect.fn("Jobs.carry")(function*(job: Option.Option<NewJob>) {

@@ -14,7 +14,6 @@ import { ReferenceInUse } from "./Errors.js"
  * transaction and then sees its row.
  */
 export { Reference, referencePattern } from "./Reference.js"
-export type { Along } from "../db/Rows.js"
 
 export type Claim = { readonly _tag: "New" } | { readonly _tag: "Existing"; readonly resourceId: string }
 
@@ -107,6 +106,17 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
 
     const claim = Effect.fn("Idempotency.claim")(claimKey)
 
+    /** A claimed request's answer: the new resource `create` makes, or the original one (a replay). */
+    const respond = <A, E, L>(
+      resourceId: string,
+      claimed: Claim,
+      create: (resourceId: string) => Effect.Effect<A, E>,
+      load: (resourceId: string) => Effect.Effect<A, L>
+    ): Effect.Effect<Answered<A>, E | L> =>
+      claimed._tag === "New"
+        ? Effect.map(create(resourceId), (value) => ({ value, replayed: false }))
+        : Effect.map(load(claimed.resourceId), (value) => ({ value, replayed: true }))
+
     /**
      * The whole pattern: claim the reference, then create the resource or load the original one, telling whether
      * the answer is the original record of an earlier request (a replay).
@@ -117,10 +127,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
       load: (resourceId: string) => Effect.Effect<A, L>
     ) {
       const resourceId = yield* ids.uuid
-      const result = yield* claimKey({ ...input, resourceId })
-      return result._tag === "New"
-        ? { value: yield* create(resourceId), replayed: false } as Answered<A>
-        : { value: yield* load(result.resourceId), replayed: true } as Answered<A>
+      return yield* respond(resourceId, yield* claimKey({ ...input, resourceId }), create, load)
     })
 
     /**
@@ -134,10 +141,8 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
       load: (resourceId: string) => Effect.Effect<A, L>
     ) {
       const resourceId = yield* ids.uuid
-      const [result, value] = yield* claimKeyAlong({ ...input, resourceId }, along)
-      return result._tag === "New"
-        ? { value: yield* create(resourceId, value), replayed: false } as Answered<A>
-        : { value: yield* load(result.resourceId), replayed: true } as Answered<A>
+      const [claimed, value] = yield* claimKeyAlong({ ...input, resourceId }, along)
+      return yield* respond(resourceId, claimed, (id) => create(id, value), load)
     })
 
     /** `answer` without the replay flag, for a caller inside another command (the domestic global send's payout). */

@@ -58,14 +58,14 @@ export interface Carried {
   readonly columns: ReadonlyArray<Statement.Fragment>
 }
 
-/** No carried write. */
-export const noCarried: Carried = { ctes: [], columns: [] }
-
-/** Two sets of carried writes in one statement (their CTE and column names must differ). */
-export const carryBoth = (a: Carried, b: Carried): Carried => ({
-  ctes: [...a.ctes, ...b.ctes],
-  columns: [...a.columns, ...b.columns]
+/** Sets of carried writes in one statement (their CTE and column names must differ); none: no carried write. */
+export const carryAll = (...sets: ReadonlyArray<Carried>): Carried => ({
+  ctes: sets.flatMap((set) => set.ctes),
+  columns: sets.flatMap((set) => set.columns)
 })
+
+/** No carried write. */
+export const noCarried: Carried = carryAll()
 
 export interface EndReservationInput {
   readonly reservationId: string

@@ -216,7 +216,7 @@ export class Sends extends Effect.Service<Sends>()("Sends", {
           eventId: event.id,
           currency: planned.asset,
           amount: planned.amount,
-          carry: Ledger.carryBoth(Ledger.carryBoth(event.carried, repo.insertCarried(row)), broadcast.carried)
+          carry: Ledger.carryAll(event.carried, repo.insertCarried(row), broadcast.carried)
         })
         yield* event.recorded(reservation.carried)
         yield* broadcast.recorded

@@ -184,7 +184,7 @@ export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
           eventId: event.id,
           currency,
           amount: split.totalDebited,
-          carry: Ledger.carryBoth(Ledger.carryBoth(event.carried, repo.insertCarried(row)), payout.carried)
+          carry: Ledger.carryAll(event.carried, repo.insertCarried(row), payout.carried)
         })
         yield* event.recorded(reservation.carried)
         yield* payout.recorded
