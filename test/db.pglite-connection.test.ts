@@ -3,7 +3,7 @@ import { createPgConfig } from "@electric-sql/pglite/node-postgres"
 import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { PreparingClient } from "../src/db/Database.js"
-import { BatchingPgliteConnection, batchingPgConfig } from "../src/db/PgliteConnection.js"
+import { batchingPgConfig, type PgliteEngine } from "../src/db/PgliteConnection.js"
 import { pgliteTemplate } from "./support/TestApp.js"
 
 /**
@@ -159,16 +159,16 @@ describe.each(["unnamed", "prepared"] as const)("the batching PGlite connection 
   })
 
   it.runIf(statements === "unnamed")("hands PGlite one buffer per statement (five messages with parameters)", async () => {
-    const connection = new BatchingPgliteConnection(db)
     const calls: Array<number> = []
-    const original = db.execProtocolStream.bind(db)
-    const spy = (message: Uint8Array, options?: Parameters<PGlite["execProtocolStream"]>[1]) => {
-      calls.push(message.length)
-      return original(message, options)
+    // The engine the connection sees: this PGlite, each call counted.
+    const counted: PgliteEngine = {
+      waitReady: db.waitReady,
+      execProtocolRaw: (message) => {
+        calls.push(message.length)
+        return db.execProtocolRaw(message)
+      }
     }
-    const pool = new Pg.Pool({ ...batchingPgConfig(db), connection } as unknown as Pg.PoolConfig)
-    const patched = db as unknown as { execProtocolStream: typeof spy }
-    patched.execProtocolStream = spy
+    const pool = new Pg.Pool({ ...batchingPgConfig(counted) } as unknown as Pg.PoolConfig)
     try {
       const client = await pool.connect()
       calls.length = 0
@@ -176,7 +176,6 @@ describe.each(["unnamed", "prepared"] as const)("the batching PGlite connection 
       expect(calls).toHaveLength(1)
       client.release()
     } finally {
-      patched.execProtocolStream = original
       await pool.end()
     }
   })
@@ -185,15 +184,15 @@ describe.each(["unnamed", "prepared"] as const)("the batching PGlite connection 
 describe("prepared statements on PGlite (PreparingClient)", () => {
   it("parses a statement once: its next run sends bind, execute and sync only", async () => {
     const local = await PGlite.create({ loadDataDir: pgliteTemplate() })
-    const connection = new BatchingPgliteConnection(local)
     const sent: Array<string> = []
-    const original = local.execProtocolStream.bind(local)
-    const patched = local as unknown as { execProtocolStream: typeof original }
-    patched.execProtocolStream = (message, options) => {
-      sent.push(String.fromCharCode(message[0]!))
-      return original(message, options)
+    const recorded: PgliteEngine = {
+      waitReady: local.waitReady,
+      execProtocolRaw: (message) => {
+        sent.push(String.fromCharCode(message[0]!))
+        return local.execProtocolRaw(message)
+      }
     }
-    const pool = new Pg.Pool({ ...batchingPgConfig(local), connection, Client: PreparingClient } as unknown as Pg.PoolConfig)
+    const pool = new Pg.Pool({ ...batchingPgConfig(recorded), Client: PreparingClient } as unknown as Pg.PoolConfig)
     try {
       const text = "SELECT $1::int * 3 AS n"
       expect((await pool.query(text, [2])).rows).toEqual([{ n: 6 }])

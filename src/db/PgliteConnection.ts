@@ -1,6 +1,14 @@
-import type { PGlite } from "@electric-sql/pglite"
 import { EventEmitter } from "node:events"
-import { serialize } from "pg-protocol"
+import { parse, serialize } from "pg-protocol"
+
+/**
+ * What the connection needs of a PGlite: a `PGlite` in this thread, or one in a worker thread (src/db/PgliteWorker.ts).
+ * `execProtocolRaw` hands PGlite a buffer of protocol messages and answers the bytes it wrote back, as a socket would.
+ */
+export interface PgliteEngine {
+  readonly waitReady: Promise<void>
+  readonly execProtocolRaw: (messages: Uint8Array) => Promise<Uint8Array>
+}
 
 /**
  * A node-postgres connection to an in-process PGlite that sends the messages of a statement together.
@@ -12,13 +20,17 @@ import { serialize } from "pg-protocol"
  * when node-postgres ends a pipeline (`sync`, `flush`), runs a simple query, or copies — the way a socket delivers
  * them to PostgreSQL. PGlite processes a buffer of several messages like a server reading them from its socket
  * (`PostgresMainLoopOnce` per message); an error skips the rest up to the `Sync` as PostgreSQL does, and the
- * `ReadyForQuery` after it ends the exchange. test/db.pglite-connection.test.ts proves the error paths (parse, bind
+ * `ReadyForQuery` after it ends the exchange. PGlite's answer (`execProtocolRaw`: the bytes a server would have
+ * written to the socket) is read by node-postgres's own protocol parser (`pg-protocol`'s `parse`, as its socket
+ * connection reads a socket), so the engine can as well be in a worker thread, answering bytes through a message port. test/db.pglite-connection.test.ts proves the error paths (parse, bind
  * and execute errors, in and out of transactions and savepoints) against the stock adapter's answers.
  *
  * Measured: docs/performance-startup.md "Batching the extended protocol".
  */
 export class BatchingPgliteConnection extends EventEmitter {
-  readonly #pglite: PGlite
+  readonly #pglite: PgliteEngine
+  /** PGlite's answers, fed to node-postgres's protocol parser ('data'), as a socket feeds it. */
+  readonly #answers = new EventEmitter()
   #emitMessage = false
   #queue: Promise<void>
   /** Messages written since the last send. */
@@ -52,9 +64,14 @@ export class BatchingPgliteConnection extends EventEmitter {
   public parsedStatements: Record<string, string> = {}
   public submittedNamedStatements: Record<string, string> = {}
 
-  constructor(pglite: PGlite) {
+  constructor(pglite: PgliteEngine) {
     super()
     this.#pglite = pglite
+    void parse(this.#answers as unknown as NodeJS.ReadableStream, (message) => {
+      if (this.#emitMessage) this.emit("message", message)
+      // node-postgres expects an ErrorResponse as 'errorMessage'
+      this.emit(message.name === "error" ? "errorMessage" : message.name, message)
+    })
     this.on("newListener", (eventName, listener) => {
       if (eventName === "message") this.#emitMessage = true
       if (eventName === "end" && this.#ending !== undefined) {
@@ -83,13 +100,9 @@ export class BatchingPgliteConnection extends EventEmitter {
     const buffer = this.#pending.length === 1 ? this.#pending[0]! : Buffer.concat(this.#pending)
     this.#pending = []
     this.#queue = this.#queue
-      .then(() => this.#pglite.execProtocolStream(buffer, { throwOnError: false }))
-      .then((messages) => {
-        for (const message of messages) {
-          if (this.#emitMessage) this.emit("message", message)
-          // node-postgres expects an ErrorResponse as 'errorMessage'
-          this.emit(message.name === "error" ? "errorMessage" : message.name, message)
-        }
+      .then(() => this.#pglite.execProtocolRaw(buffer))
+      .then((answer) => {
+        if (answer.byteLength > 0) this.#answers.emit("data", Buffer.from(answer.buffer, answer.byteOffset, answer.byteLength))
       })
       .catch((error) => {
         this.emit("error", error)
@@ -201,7 +214,7 @@ export class BatchingPgliteConnection extends EventEmitter {
 }
 
 /** A node-postgres pool configuration over PGlite with the batching connection (PGlite serves one connection). */
-export const batchingPgConfig = (pglite: PGlite) => ({
+export const batchingPgConfig = (pglite: PgliteEngine) => ({
   connection: new BatchingPgliteConnection(pglite),
   max: 1,
   password: "dummy",
