@@ -1,4 +1,5 @@
-import { HttpApi, OpenApi } from "@effect/platform"
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { CustomersApi } from "./customers/Api.js"
 import { FundingApi, SandboxEftApi, SandboxFundingApi } from "./funding/Api.js"
 import { HealthApi } from "./health/Api.js"

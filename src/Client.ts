@@ -1,4 +1,7 @@
-import { HttpApiClient, HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platform"
+import * as HttpApiClient from "@effect/platform/HttpApiClient"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { Effect, FiberRef, Predicate } from "effect"
 import { Api } from "./Api.js"
 

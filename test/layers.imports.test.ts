@@ -1,6 +1,6 @@
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import { describe, expect, it } from "vitest"
+import { describe, expect, inject, it } from "vitest"
 
 /**
  * The contract's vocabulary (errors, envelopes, pagination, the current partner) lives in src/api/, imported by
@@ -51,5 +51,35 @@ describe("layers of the code", () => {
     expect(resolvesInto("src/withdrawals/Withdrawals.ts", "../http/Middleware.js", "src/http/")).toBe(true)
     expect(resolvesInto("src/withdrawals/Withdrawals.ts", "../api/ApiError.js", "src/http/")).toBe(false)
     expect(importsOf("src/App.ts").some((specifier) => resolvesInto("src/App.ts", specifier, "src/http/"))).toBe(true)
+  })
+})
+
+/**
+ * `@effect/platform` by module path (`@effect/platform/HttpApiBuilder`), never through its index: the index re-exports
+ * every module, and the bundle then counts `HttpApiScalar` (Scalar's script, one 3.3 MB string) as reachable from the
+ * service and puts it in a chunk every start loads. The docs page imports it on its first request
+ * (src/http/DocsPage.ts): checked in the run's bundles (test/support/globalSetup.ts builds them as `npm start` does).
+ */
+describe("what a start loads", () => {
+  it("src/ and simulators/ import @effect/platform by module path, not through its index", () => {
+    const files = [...sourceFiles("src"), ...sourceFiles("simulators")]
+    const offenders = files.filter((file) => importsOf(file).includes("@effect/platform"))
+    expect(offenders).toEqual([])
+  })
+
+  it("the bundle loads Scalar's script only through a dynamic import (the docs page's first request)", () => {
+    const dir = inject("testBuild")
+    const chunks = NodeFs.readdirSync(dir).filter((name) => name.endsWith(".js"))
+    const text = new Map(chunks.map((name) => [name, NodeFs.readFileSync(NodePath.join(dir, name), "utf8")]))
+    const scalar = chunks.filter((name) => text.get(name)!.includes("@scalar/api-reference") && text.get(name)!.length > 2_000_000)
+    expect(scalar, "the one chunk holding Scalar's script").toHaveLength(1)
+    const [chunk] = scalar
+    // Not in the service's own chunk (the one with the withdrawal command), and imported by none statically.
+    expect(text.get(chunk!)).not.toContain("\"Withdrawals.withdraw\"")
+    expect(chunks.filter((name) => text.get(name)!.includes("\"Withdrawals.withdraw\"")), "the service's chunk").toHaveLength(1)
+    const staticImporters = chunks.filter((name) => new RegExp(`(from|import)\\s*"\\./${chunk!.replace(".", "\\.")}"`).test(text.get(name)!))
+    const dynamicImporters = chunks.filter((name) => text.get(name)!.includes(`import("./${chunk}")`))
+    expect(staticImporters).toEqual([])
+    expect(dynamicImporters).toHaveLength(1)
   })
 })

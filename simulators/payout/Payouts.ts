@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect, Layer, Option, Schema } from "effect"
 import type { RailJob } from "../../src/rails/RailJob.js"
 import { Api } from "../../src/Api.js"

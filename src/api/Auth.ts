@@ -1,4 +1,5 @@
-import { HttpApiMiddleware, HttpApiSecurity } from "@effect/platform"
+import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
+import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
 import { Context, Schema } from "effect"
 import { PartnerNotApproved, Unauthorized } from "./ApiError.js"
 import { RateLimited, TooManyFailedAuthentications } from "./LimitErrors.js"

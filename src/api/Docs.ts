@@ -1,4 +1,4 @@
-import { OpenApi } from "@effect/platform"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { type Context, Option, Schema, SchemaAST } from "effect"
 
 /**

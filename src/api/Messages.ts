@@ -1,4 +1,7 @@
-import { type HttpApi, type HttpApiEndpoint, type HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import type * as HttpApi from "@effect/platform/HttpApi"
+import type * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import { Option, ParseResult, Schema, SchemaAST as AST } from "effect"
 import { refuseUnknownKeys, StableFilterAnnotationId, type Strict, withoutIgnored } from "./UnknownFields.js"
 

@@ -1,4 +1,4 @@
-import type { HttpApi } from "@effect/platform"
+import type * as HttpApi from "@effect/platform/HttpApi"
 
 /** A route the API does not declare but the server serves (the docs page, the OpenAPI document, the web console). */
 export interface ExtraRoute {

@@ -1,4 +1,8 @@
-import { type Headers, HttpIncomingMessage, HttpServerError, HttpServerRequest, UrlParams } from "@effect/platform"
+import type * as Headers from "@effect/platform/Headers"
+import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
+import * as HttpServerError from "@effect/platform/HttpServerError"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as UrlParams from "@effect/platform/UrlParams"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Effect, Either, Inspectable, Stream } from "effect"
 

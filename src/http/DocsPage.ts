@@ -1,4 +1,8 @@
-import { HttpApi, HttpApiBuilder, HttpApiScalar, HttpLayerRouter, HttpServerResponse } from "@effect/platform"
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import type * as HttpApiScalar from "@effect/platform/HttpApiScalar"
+import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
 import { perApi } from "../api/PerApi.js"
 
@@ -11,10 +15,15 @@ import { perApi } from "../api/PerApi.js"
  * on every start, for a page most starts never serve (a test run or a scenario run starts the service hundreds of
  * times). Here the library's own router layer (`HttpApiScalar.layerHttpLayerRouter`) renders it once, through
  * `HttpLayerRouter.toWebHandler`, and the route answers with those bytes.
+ *
+ * The module itself is imported on that first request too: it holds Scalar's script as one 3.3 MB string, which
+ * every start otherwise read and compiled (the bundle puts a dynamically imported module in a chunk of its own;
+ * docs/performance-startup.md "What changed").
  */
 const pageOf = perApi(async (api, scalar: HttpApiScalar.ScalarConfig) => {
+  const Scalar = await import("@effect/platform/HttpApiScalar")
   const { dispose, handler } = HttpLayerRouter.toWebHandler(
-    HttpApiScalar.layerHttpLayerRouter({ api, path: "/docs", scalar }),
+    Scalar.layerHttpLayerRouter({ api, path: "/docs", scalar }),
     { disableLogger: true }
   )
   try {

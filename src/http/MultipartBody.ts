@@ -1,4 +1,4 @@
-import type { HttpServerRequest } from "@effect/platform"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Effect, Either } from "effect"
 import * as MP from "multipasta"

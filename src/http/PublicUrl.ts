@@ -1,4 +1,4 @@
-import { HttpServer } from "@effect/platform"
+import * as HttpServer from "@effect/platform/HttpServer"
 import { Effect } from "effect"
 import { AppConfig } from "../config/AppConfig.js"
 

@@ -1,4 +1,5 @@
-import { HttpApp, HttpServerResponse } from "@effect/platform"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
 import { replayedHeader } from "../api/Replays.js"
 import type { Answered } from "../ledger/Idempotency.js"

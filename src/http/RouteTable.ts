@@ -1,4 +1,5 @@
-import { HttpApi, HttpApiSchema } from "@effect/platform"
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import { Option } from "effect"
 import { type ExtraRoute, perApi } from "../api/PerApi.js"
 

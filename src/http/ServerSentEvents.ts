@@ -1,4 +1,4 @@
-import { HttpServerResponse } from "@effect/platform"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Deferred, Effect, Schedule, type Scope, Stream } from "effect"
 import { Shutdown } from "./Shutdown.js"
 

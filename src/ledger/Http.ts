@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect, PubSub, Stream } from "effect"
 import { Api } from "../Api.js"
 import { ServiceClock } from "../clock/ServiceClock.js"

@@ -1,4 +1,6 @@
-import { type HttpApi, HttpMiddleware, type HttpApp } from "@effect/platform"
+import type * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
+import type * as HttpApp from "@effect/platform/HttpApp"
 import { Effect, Layer } from "effect"
 import type { AppConfigShape } from "../config/AppConfig.js"
 import { pathOf, requestRoute, routeNames, withRequestMetrics } from "./RequestMetrics.js"

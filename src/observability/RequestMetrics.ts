@@ -1,4 +1,7 @@
-import { HttpApi, HttpApp, HttpServerRequest, type HttpServerResponse } from "@effect/platform"
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Context, Effect } from "effect"
 import { type ExtraRoute, perApi } from "../api/PerApi.js"
 import { httpRequestDuration, httpRequests, labels } from "./Metrics.js"

@@ -1,4 +1,4 @@
-import { FetchHttpClient } from "@effect/platform"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { type Duration, Effect, Layer } from "effect"
 import type { AppConfigShape } from "../config/AppConfig.js"
 

@@ -1,4 +1,5 @@
-import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect, PubSub, Stream } from "effect"
 import { Api } from "../Api.js"
 import { ClockAdvance } from "../clock/ClockAdvance.js"

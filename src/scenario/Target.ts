@@ -1,4 +1,4 @@
-import { HttpServer } from "@effect/platform"
+import * as HttpServer from "@effect/platform/HttpServer"
 import { Layer, Logger, ManagedRuntime, Option, Redacted } from "effect"
 import * as Crypto from "node:crypto"
 import { baseUrlOf, makeServicesLayer, ServerLayer } from "../App.js"

@@ -1,4 +1,4 @@
-import { FetchHttpClient } from "@effect/platform"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as Sse from "@effect/experimental/Sse"
 import { Cause, Effect, Option, Predicate } from "effect"
 import * as Client from "../Client.js"

@@ -1,4 +1,5 @@
-import { HttpClient, HttpClientRequest } from "@effect/platform"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { Duration, Effect, Stream } from "effect"
 import * as Crypto from "node:crypto"
 import { deliveryBody, deliveryHeaders, formatSecret } from "../../webhooks/Signing.js"

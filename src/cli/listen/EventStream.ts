@@ -1,5 +1,6 @@
 import * as Sse from "@effect/experimental/Sse"
-import { HttpClient, HttpClientRequest } from "@effect/platform"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { Data, Duration, Effect, Predicate, Stream } from "effect"
 
 /**
