@@ -61,9 +61,9 @@ describe("layers of the code", () => {
  * (src/http/DocsPage.ts): checked in the run's bundles (test/support/globalSetup.ts builds them as `npm start` does).
  */
 describe("what a start loads", () => {
-  it("src/ and simulators/ import @effect/platform by module path, not through its index", () => {
+  it("src/ and simulators/ import @effect/platform and @effect/platform-node by module path, not through their indexes", () => {
     const files = [...sourceFiles("src"), ...sourceFiles("simulators")]
-    const offenders = files.filter((file) => importsOf(file).includes("@effect/platform"))
+    const offenders = files.filter((file) => importsOf(file).some((specifier) => specifier === "@effect/platform" || specifier === "@effect/platform-node"))
     expect(offenders).toEqual([])
   })
 

@@ -1,5 +1,6 @@
 import { Args, Command, Options, ValidationError } from "@effect/cli"
-import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { ConfigError, Console, Effect } from "effect"
 import * as AppConfig from "../config/AppConfig.js"
 import * as CliOptions from "./CliOptions.js"

@@ -1,5 +1,7 @@
 import { Command, Options, ValidationError } from "@effect/cli"
-import { NodeContext, NodeHttpClient, NodeRuntime } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Clock, Data, Effect, Either, Exit, Layer, Option, Queue } from "effect"
 import * as Client from "../Client.js"
 import * as CliOptions from "./CliOptions.js"

@@ -1,5 +1,5 @@
 import { PGlite } from "@electric-sql/pglite"
-import { NodeContext } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { SqlClient, SqlError } from "@effect/sql"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
 import { Effect, Layer, Option, Redacted, String as Str } from "effect"

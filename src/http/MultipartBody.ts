@@ -1,5 +1,5 @@
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import { NodeHttpServerRequest } from "@effect/platform-node"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { Effect, Either } from "effect"
 import * as MP from "multipasta"
 
