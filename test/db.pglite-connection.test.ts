@@ -163,9 +163,9 @@ describe.each(["unnamed", "prepared"] as const)("the batching PGlite connection 
     // The engine the connection sees: this PGlite, each call counted.
     const counted: PgliteEngine = {
       waitReady: db.waitReady,
-      execProtocolRaw: (message) => {
+      execProtocolStream: (message, options) => {
         calls.push(message.length)
-        return db.execProtocolRaw(message)
+        return db.execProtocolStream(message, options)
       }
     }
     const pool = new Pg.Pool({ ...batchingPgConfig(counted) } as unknown as Pg.PoolConfig)
@@ -187,9 +187,9 @@ describe("prepared statements on PGlite (PreparingClient)", () => {
     const sent: Array<string> = []
     const recorded: PgliteEngine = {
       waitReady: local.waitReady,
-      execProtocolRaw: (message) => {
+      execProtocolStream: (message, options) => {
         sent.push(String.fromCharCode(message[0]!))
-        return local.execProtocolRaw(message)
+        return local.execProtocolStream(message, options)
       }
     }
     const pool = new Pg.Pool({ ...batchingPgConfig(recorded), Client: PreparingClient } as unknown as Pg.PoolConfig)

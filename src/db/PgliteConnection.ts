@@ -1,13 +1,16 @@
+import type { PGlite } from "@electric-sql/pglite"
 import { EventEmitter } from "node:events"
-import { parse, serialize } from "pg-protocol"
+import { serialize } from "pg-protocol"
 
 /**
- * What the connection needs of a PGlite: a `PGlite` in this thread, or one in a worker thread (src/db/PgliteWorker.ts).
- * `execProtocolRaw` hands PGlite a buffer of protocol messages and answers the bytes it wrote back, as a socket would.
+ * What the connection needs of a PGlite (a `PGlite` is one): `execProtocolStream` hands PGlite a buffer of protocol
+ * messages and answers the messages PGlite wrote back, parsed. (Its `execProtocolRaw` answers the bytes but parses them
+ * all the same, for its notifications: reading them again with node-postgres's parser parsed every answer twice,
+ * about 0.08 ms of CPU per row of a list page.)
  */
 export interface PgliteEngine {
   readonly waitReady: Promise<void>
-  readonly execProtocolRaw: (messages: Uint8Array) => Promise<Uint8Array>
+  readonly execProtocolStream: PGlite["execProtocolStream"]
 }
 
 /**
@@ -20,17 +23,13 @@ export interface PgliteEngine {
  * when node-postgres ends a pipeline (`sync`, `flush`), runs a simple query, or copies — the way a socket delivers
  * them to PostgreSQL. PGlite processes a buffer of several messages like a server reading them from its socket
  * (`PostgresMainLoopOnce` per message); an error skips the rest up to the `Sync` as PostgreSQL does, and the
- * `ReadyForQuery` after it ends the exchange. PGlite's answer (`execProtocolRaw`: the bytes a server would have
- * written to the socket) is read by node-postgres's own protocol parser (`pg-protocol`'s `parse`, as its socket
- * connection reads a socket), so the engine can as well be in a worker thread, answering bytes through a message port. test/db.pglite-connection.test.ts proves the error paths (parse, bind
+ * `ReadyForQuery` after it ends the exchange. test/db.pglite-connection.test.ts proves the error paths (parse, bind
  * and execute errors, in and out of transactions and savepoints) against the stock adapter's answers.
  *
  * Measured: docs/performance-startup.md "Batching the extended protocol".
  */
 export class BatchingPgliteConnection extends EventEmitter {
   readonly #pglite: PgliteEngine
-  /** PGlite's answers, fed to node-postgres's protocol parser ('data'), as a socket feeds it. */
-  readonly #answers = new EventEmitter()
   #emitMessage = false
   #queue: Promise<void>
   /** Messages written since the last send. */
@@ -67,11 +66,6 @@ export class BatchingPgliteConnection extends EventEmitter {
   constructor(pglite: PgliteEngine) {
     super()
     this.#pglite = pglite
-    void parse(this.#answers as unknown as NodeJS.ReadableStream, (message) => {
-      if (this.#emitMessage) this.emit("message", message)
-      // node-postgres expects an ErrorResponse as 'errorMessage'
-      this.emit(message.name === "error" ? "errorMessage" : message.name, message)
-    })
     this.on("newListener", (eventName, listener) => {
       if (eventName === "message") this.#emitMessage = true
       if (eventName === "end" && this.#ending !== undefined) {
@@ -100,9 +94,13 @@ export class BatchingPgliteConnection extends EventEmitter {
     const buffer = this.#pending.length === 1 ? this.#pending[0]! : Buffer.concat(this.#pending)
     this.#pending = []
     this.#queue = this.#queue
-      .then(() => this.#pglite.execProtocolRaw(buffer))
-      .then((answer) => {
-        if (answer.byteLength > 0) this.#answers.emit("data", Buffer.from(answer.buffer, answer.byteOffset, answer.byteLength))
+      .then(() => this.#pglite.execProtocolStream(buffer, { throwOnError: false }))
+      .then((messages) => {
+        for (const message of messages) {
+          if (this.#emitMessage) this.emit("message", message)
+          // node-postgres expects an ErrorResponse as 'errorMessage'
+          this.emit(message.name === "error" ? "errorMessage" : message.name, message)
+        }
       })
       .catch((error) => {
         this.emit("error", error)
