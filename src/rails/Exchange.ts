@@ -1,4 +1,5 @@
 import { type BigDecimal, Context, Data, type Effect } from "effect"
+import type { Carried } from "../ledger/Ledger.js"
 import type { ExchangeRailUnavailable } from "./Errors.js"
 
 /**
@@ -45,6 +46,18 @@ export class ExchangeCurrencyUnsupported extends Data.TaggedError("ExchangeCurre
 /** The provider refused or could not fill the order; nothing was bought or sold. */
 export class ExecutionRejected extends Data.TaggedError("ExecutionRejected")<{ readonly reason: string }> {}
 
+/**
+ * An order on its way to a fill, in two steps around the execute command's journal. `carried`: writes of the fill
+ * that the journal statement carries (the sandbox's exchange: its record of the fill; a live adapter: none,
+ * `noCarried`), so a refused journal writes none of them. `filled`, run after the journal with the carried columns it
+ * returned (`posted.carried`), answers the fill: a live adapter calls out to the provider there, after the ledger's
+ * checks, so that a refusal leaves nothing to undo at the provider.
+ */
+export interface Filling {
+  readonly carried: Carried
+  readonly filled: (carried: Readonly<Record<string, unknown>>) => Effect.Effect<Execution, ExecutionRejected | ExchangeRailUnavailable>
+}
+
 export interface ExchangeShape {
   /** Current prices for a partner's customers in `currency`. */
   readonly prices: (
@@ -52,10 +65,11 @@ export interface ExchangeShape {
     currency: string
   ) => Effect.Effect<ExchangePrices, ExchangeCurrencyUnsupported | ExchangeRailUnavailable>
   /**
-   * Fills a quoted order at the quoted amounts. Idempotent by `orderId`: an order filled before (an execute whose
-   * transaction then rolled back, retried) answers its first fill and is not filled twice.
+   * Fills a quoted order at the quoted amounts: called before the command's journal, which writes the `Filling`'s
+   * carried writes; its `filled` after the journal answers the fill. Idempotent by `orderId`: an order filled before
+   * (an execute whose transaction then rolled back, retried) answers its first fill and is not filled twice.
    */
-  readonly execute: (order: ExecutionRequest) => Effect.Effect<Execution, ExecutionRejected | ExchangeRailUnavailable>
+  readonly execute: (order: ExecutionRequest) => Effect.Effect<Filling, ExecutionRejected | ExchangeRailUnavailable>
 }
 
 export class Exchange extends Context.Tag("rails/Exchange")<Exchange, ExchangeShape>() {}

@@ -12,7 +12,7 @@ import { Idempotency } from "../ledger/Idempotency.js"
 import * as Ledger from "../ledger/Ledger.js"
 import { type Asset, describeAmountProblem, maxAmountMinor, parseAmount, toDecimalString, toNumber } from "../money/Money.js"
 import type { ExchangeRailUnavailable } from "../rails/Errors.js"
-import { Exchange, type ExchangePrices } from "../rails/Exchange.js"
+import { Exchange, type ExchangePrices, type ExchangeShape, type ExecutionRejected } from "../rails/Exchange.js"
 import type { FiatCurrency } from "../reference/Countries.js"
 import {
   type BuyExecution,
@@ -102,6 +102,34 @@ export const toSellExecution = (row: TradingRepo.QuoteRow): SellExecution => ({
 
 const notTheCustomersCurrency = (field: string, customer: Customer, given: string) =>
   new BadRequest({ message: `${field}: must be the customer's currency ${customer.currency} (got ${given})` })
+
+const rejectedFill = (rejected: ExecutionRejected) =>
+  Effect.fail(new ExchangeExecutionFailed({
+    message: `The exchange did not fill the order: ${rejected.reason}. Nothing moved; the quote can be executed ` +
+      `again until it expires`
+  }))
+
+/**
+ * The quote's order at the exchange, before the journal: its carried writes go with the journal statement, and
+ * `filled` (after the journal: a live provider is asked to fill only after the ledger's checks passed, so a refusal
+ * leaves nothing to undo there) answers the fill or the rejection.
+ */
+const filling = (exchange: ExchangeShape, row: TradingRepo.QuoteRow) =>
+  exchange.execute({
+    partnerId: row.partnerId,
+    customerId: row.customerId,
+    orderId: row.id,
+    side: row.side,
+    currency: row.fiatCurrency,
+    usdtAmount: row.side === "buy" ? row.usdtAmount : row.usdtAmount - row.feeUsdt,
+    fiatAmount: row.fiatAmount
+  }).pipe(
+    Effect.map((order) => ({
+      carried: order.carried,
+      filled: (carried: Readonly<Record<string, unknown>>) => Effect.catchTag(order.filled(carried), "ExecutionRejected", rejectedFill)
+    })),
+    Effect.catchTag("ExecutionRejected", rejectedFill)
+  )
 
 /** Quotes and executions of buys and sells (see the module comment above). */
 export class Trading extends Effect.Service<Trading>()("Trading", {
@@ -279,24 +307,7 @@ export class Trading extends Effect.Service<Trading>()("Trading", {
         return yield* Effect.dieMessage(`trading: quote ${row.id} is OPEN and unexpired but was not executed`)
       })
 
-    const fill = (row: TradingRepo.QuoteRow) =>
-      exchange.execute({
-        partnerId: row.partnerId,
-        customerId: row.customerId,
-        orderId: row.id,
-        side: row.side,
-        currency: row.fiatCurrency,
-        usdtAmount: row.side === "buy" ? row.usdtAmount : row.usdtAmount - row.feeUsdt,
-        fiatAmount: row.fiatAmount
-      }).pipe(
-        Effect.catchTag("ExecutionRejected", (rejected) =>
-          Effect.fail(new ExchangeExecutionFailed({
-            message: `The exchange did not fill the order: ${rejected.reason}. Nothing moved; the quote can be executed ` +
-              `again until it expires`
-          })))
-      )
-
-    /** The customer's command of a buy: the quote EXECUTED, `purchase.completed`, the journal, then the fill. */
+    /** A buy: the quote EXECUTED, `purchase.completed`, the exchange's order, the journal carrying both, the fill. */
     const buyLocked = (partnerId: string, customer: Customer, quoteId: string) =>
       Effect.gen(function*() {
         const { reference, row } = yield* executed(customer, "buy", quoteId)
@@ -309,7 +320,7 @@ export class Trading extends Effect.Service<Trading>()("Trading", {
           data: { customerId: customer.id, ...execution }
         })
         const fiat = row.fiatCurrency
-        // The ledger's checks come before the exchange is asked to fill: a refusal leaves nothing to undo there.
+        const order = yield* filling(exchange, row)
         const posted = yield* ledger.post({
           partnerId,
           customerId: customer.id,
@@ -324,10 +335,10 @@ export class Trading extends Effect.Service<Trading>()("Trading", {
             { account: Ledger.house(inventory, "USDT"), amount: -row.usdtAmount },
             { account: Ledger.available(customer.id, "USDT"), amount: row.usdtAmount }
           ],
-          carry: event.carried
+          carry: Ledger.carryAll(event.carried, order.carried)
         })
         yield* event.recorded(posted.carried)
-        yield* fill(row)
+        yield* order.filled(posted.carried)
         return execution
       })
 
@@ -336,7 +347,14 @@ export class Trading extends Effect.Service<Trading>()("Trading", {
      * (INSUFFICIENT_BALANCE, BALANCE_LIMIT_EXCEEDED) fails the command, and the command's transaction (or savepoint)
      * takes back everything it wrote: the quote stays OPEN.
      */
-    const postSell = (partnerId: string, customer: Customer, row: TradingRepo.QuoteRow, reference: string, event: PreparedEvent) =>
+    const postSell = (
+      partnerId: string,
+      customer: Customer,
+      row: TradingRepo.QuoteRow,
+      reference: string,
+      event: PreparedEvent,
+      order: Ledger.Carried
+    ) =>
       Effect.gen(function*() {
         const fiat = row.fiatCurrency
         const sold = row.usdtAmount - row.feeUsdt
@@ -359,14 +377,16 @@ export class Trading extends Effect.Service<Trading>()("Trading", {
             { account: Ledger.available(customer.id, fiat), amount: row.fiatAmount }
           ]
         }
-        // The event is written by the first journal statement (`Ledger.Carried`); the second refers to it.
+        // The event and the exchange's fill are written by the first journal statement (`Ledger.Carried`); the second
+        // refers to the event.
         const [first, ...rest] = row.feeUsdt > 0n ? [fee, sale] : [sale]
-        const posted = yield* ledger.post({ ...first!, carry: event.carried })
+        const posted = yield* ledger.post({ ...first!, carry: Ledger.carryAll(event.carried, order) })
         for (const journal of rest) yield* ledger.post(journal)
         yield* event.recorded(posted.carried)
+        return posted.carried
       })
 
-    /** The customer's command of a sell: the quote EXECUTED, `sale.completed`, the journal, then the fill. */
+    /** A sell: the quote EXECUTED, `sale.completed`, the exchange's order, the journals (the first carries both), the fill. */
     const sellLocked = (partnerId: string, customer: Customer, quoteId: string) =>
       Effect.gen(function*() {
         const { reference, row } = yield* executed(customer, "sell", quoteId)
@@ -377,8 +397,9 @@ export class Trading extends Effect.Service<Trading>()("Trading", {
           type: "sale.completed",
           data: { customerId: customer.id, ...execution }
         })
-        yield* postSell(partnerId, customer, row, reference, event)
-        yield* fill(row)
+        const order = yield* filling(exchange, row)
+        const carried = yield* postSell(partnerId, customer, row, reference, event, order.carried)
+        yield* order.filled(carried)
         return execution
       })
 

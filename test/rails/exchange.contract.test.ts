@@ -12,7 +12,7 @@ import * as Unavailable from "../../src/rails/Unavailable.js"
 import { ExchangePriceStore } from "../../simulators/exchange/Prices.js"
 import { rejectionReason } from "../../simulators/exchange/ExchangeSimulator.js"
 import { RailPolicies } from "../../simulators/RailPolicies.js"
-import { exchangeContract, type ExchangeFixtures } from "./ExchangeContract.js"
+import { exchangeContract, type ExchangeFixtures, fill } from "./ExchangeContract.js"
 import { jobsOf, newSubject, serviceNow, simulatedServicesLayer, type Subject } from "./SimulatedRails.js"
 
 /**
@@ -122,14 +122,13 @@ layer(simulatedServicesLayer, { excludeTestServices: true })("exchange simulator
   describe("execute", () => {
     it.effect("records the fill at the service clock's now, once per order id; schedules no job", () =>
       Effect.gen(function*() {
-        const exchange = yield* Exchange
         const subject = yield* newSubject()
         const now = yield* serviceNow
         const buy = orderFor(subject)
         const sell = orderFor(subject, { side: "sell", currency: "GHS", usdtAmount: 5_000_000n, fiatAmount: 7_600n })
-        expect(yield* transaction(exchange.execute(buy))).toEqual({ orderId: buy.orderId, executedAt: now })
-        expect(yield* transaction(exchange.execute(sell))).toEqual({ orderId: sell.orderId, executedAt: now })
-        yield* transaction(exchange.execute(buy))
+        expect(yield* transaction(fill(buy))).toEqual({ orderId: buy.orderId, executedAt: now })
+        expect(yield* transaction(fill(sell))).toEqual({ orderId: sell.orderId, executedAt: now })
+        yield* transaction(fill(buy))
         const rows = yield* ordersOf(subject.partnerId)
         expect(rows.map((row) => [row.orderId, row.customerId, row.side, row.currency, row.usdtAmount, row.fiatAmount, row.executedAt]).sort())
           .toEqual([
@@ -141,45 +140,42 @@ layer(simulatedServicesLayer, { excludeTestServices: true })("exchange simulator
 
     it.effect("a fill whose transaction rolled back is gone; executing the order again fills it", () =>
       Effect.gen(function*() {
-        const exchange = yield* Exchange
         const subject = yield* newSubject()
         const order = orderFor(subject)
-        const outcome = yield* transaction(Effect.zipRight(exchange.execute(order), Effect.fail("abort" as const))).pipe(Effect.flip)
+        const outcome = yield* transaction(Effect.zipRight(fill(order), Effect.fail("abort" as const))).pipe(Effect.flip)
         expect(outcome).toBe("abort")
         expect(yield* ordersOf(subject.partnerId)).toEqual([])
-        yield* transaction(exchange.execute(order))
+        yield* transaction(fill(order))
         expect((yield* ordersOf(subject.partnerId)).map((row) => row.orderId)).toEqual([order.orderId])
       }))
 
     it.effect("outcome failure rejects a new order and records nothing; outcome success fills again", () =>
       Effect.gen(function*() {
-        const exchange = yield* Exchange
         const subject = yield* newSubject()
         const filled = orderFor(subject)
-        const first = yield* transaction(exchange.execute(filled))
+        const first = yield* transaction(fill(filled))
         yield* setExchangeOutcome(subject, "failure")
         const refused = orderFor(subject, { side: "sell" })
-        const error = yield* Effect.flip(transaction(exchange.execute(refused)))
+        const error = yield* Effect.flip(transaction(fill(refused)))
         expect(error).toBeInstanceOf(ExecutionRejected)
         expect((error as ExecutionRejected).reason).toBe(rejectionReason)
         expect(rejectionReason).toBe("The exchange rejected the order (sandbox exchange rail: outcome failure)")
         // An order filled before keeps its fill: the port is idempotent by order id.
-        expect(yield* transaction(exchange.execute(filled))).toEqual(first)
+        expect(yield* transaction(fill(filled))).toEqual(first)
         expect((yield* ordersOf(subject.partnerId)).map((row) => row.orderId)).toEqual([filled.orderId])
 
         yield* setExchangeOutcome(subject, "success")
-        yield* transaction(exchange.execute(refused))
+        yield* transaction(fill(refused))
         expect((yield* ordersOf(subject.partnerId)).map((row) => row.orderId).sort()).toEqual([filled.orderId, refused.orderId].sort())
       }))
 
     it.effect("another partner's failure outcome does not touch this partner's executions", () =>
       Effect.gen(function*() {
-        const exchange = yield* Exchange
         const failing = yield* newSubject()
         const working = yield* newSubject()
         yield* setExchangeOutcome(failing, "failure")
         const order = orderFor(working)
-        expect((yield* transaction(exchange.execute(order))).orderId).toBe(order.orderId)
+        expect((yield* transaction(fill(order))).orderId).toBe(order.orderId)
       }))
   })
 
