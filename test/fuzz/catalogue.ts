@@ -155,11 +155,15 @@ const makeDeepValues = (long: boolean): ReadonlyArray<Hostile> => [
   { label: "deep:wide-object-20k", raw: "{" + Array.from({ length: 20_000 }, (_, i) => `"k${i}":${i}`).join(",") + "}" }
 ]
 /**
- * Built once per kind of run: the generator picks from them for many requests, and building the large ones again for
- * each pick was about 6 % of the CI fuzz suite's CPU.
+ * Built once per kind of run, on first use (a CI run never builds the long set): the generator picks from them for
+ * many requests, and building the large ones again for each pick was about 6 % of the CI fuzz suite's CPU.
  */
-const deepValuesOf = { short: makeDeepValues(false), long: makeDeepValues(true) }
-export const deepValues = (long: boolean): ReadonlyArray<Hostile> => long ? deepValuesOf.long : deepValuesOf.short
+const deepValuesOf = new Map<boolean, ReadonlyArray<Hostile>>()
+export const deepValues = (long: boolean): ReadonlyArray<Hostile> => {
+  const built = deepValuesOf.get(long) ?? makeDeepValues(long)
+  deepValuesOf.set(long, built)
+  return built
+}
 
 /** Hostile query-string values (already URL-encoded where needed: these are put in the query verbatim). */
 export const hostileQueryValues: ReadonlyArray<{ readonly label: string; readonly raw: string }> = [
