@@ -28,7 +28,7 @@ export const testDatabaseLayer = async (): Promise<{ layer: DatabaseLayer; url?:
     const name = `pmm_t_${NodeCrypto.randomBytes(6).toString("hex")}`
     const admin = new Pg.Client({ connectionString: serverUrl })
     await admin.connect()
-    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${pgTemplate}`)
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${pgTemplate}${inject("pgCreateStrategy")}`)
     await admin.end()
     const url = new URL(serverUrl)
     url.pathname = `/${name}`
