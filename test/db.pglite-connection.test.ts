@@ -181,33 +181,31 @@ describe.each(["unnamed", "prepared"] as const)("the batching PGlite connection 
   })
 })
 
+// On the file's database (a PGlite copy costs about 1 s of CPU): statement texts and the table no other test uses.
 describe("prepared statements on PGlite (PreparingClient)", () => {
   it("parses a statement once: its next run sends bind, execute and sync only", async () => {
-    const local = await PGlite.create({ loadDataDir: pgliteTemplate() })
     const sent: Array<string> = []
     const recorded: PgliteEngine = {
-      waitReady: local.waitReady,
+      waitReady: db.waitReady,
       execProtocolStream: (message, options) => {
         sent.push(String.fromCharCode(message[0]!))
-        return local.execProtocolStream(message, options)
+        return db.execProtocolStream(message, options)
       }
     }
     const pool = new Pg.Pool({ ...batchingPgConfig(recorded), Client: PreparingClient } as unknown as Pg.PoolConfig)
     try {
-      const text = "SELECT $1::int * 3 AS n"
+      const text = "SELECT $1::int * 3 AS n /* parsed once */"
       expect((await pool.query(text, [2])).rows).toEqual([{ n: 6 }])
       expect((await pool.query(text, [5])).rows).toEqual([{ n: 15 }])
       // Each buffer's first message: Parse ('P') the first time, Bind ('B') afterwards.
       expect(sent).toEqual(["P", "B"])
     } finally {
       await pool.end()
-      await local.close()
     }
   })
 
   it("a table changed under a prepared SELECT * is answered by the text unnamed (SQLSTATE 0A000 is not an error)", async () => {
-    const local = await PGlite.create({ loadDataDir: pgliteTemplate() })
-    const pool = new Pg.Pool({ ...batchingPgConfig(local), Client: PreparingClient } as unknown as Pg.PoolConfig)
+    const pool = new Pg.Pool({ ...batchingPgConfig(db), Client: PreparingClient } as unknown as Pg.PoolConfig)
     try {
       await pool.query("CREATE TABLE shape (a integer)")
       await pool.query("INSERT INTO shape VALUES (1)")
@@ -217,8 +215,8 @@ describe("prepared statements on PGlite (PreparingClient)", () => {
       expect((await pool.query(text, [1])).rows).toEqual([{ a: 1, b: 7 }])
       expect((await pool.query(text, [1])).rows).toEqual([{ a: 1, b: 7 }])
     } finally {
+      await pool.query("DROP TABLE shape")
       await pool.end()
-      await local.close()
     }
   })
 })
