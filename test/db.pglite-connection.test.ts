@@ -1,8 +1,8 @@
-import { PGlite } from "@electric-sql/pglite"
+import type { PGlite } from "@electric-sql/pglite"
 import { createPgConfig } from "@electric-sql/pglite/node-postgres"
 import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { PreparingClient } from "../src/db/Database.js"
+import { openPgliteCopy, PreparingClient } from "../src/db/Database.js"
 import { batchingPgConfig, type PgliteEngine } from "../src/db/PgliteConnection.js"
 import { pgliteTemplate } from "./support/TestApp.js"
 
@@ -18,7 +18,7 @@ let batching: Record<"unnamed" | "prepared", Pg.Pool>
 let stock: Pg.Pool
 
 beforeAll(async () => {
-  db = await PGlite.create({ loadDataDir: pgliteTemplate() })
+  db = await openPgliteCopy(pgliteTemplate())
   await db.exec(`
     CREATE TABLE items (id integer PRIMARY KEY, name text NOT NULL CHECK (length(name) > 0), ref uuid);
     INSERT INTO items VALUES (1, 'one', NULL);

@@ -1,8 +1,8 @@
-import { PGlite } from "@electric-sql/pglite"
+import type { PGlite } from "@electric-sql/pglite"
 import { createPgConfig } from "@electric-sql/pglite/node-postgres"
 import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { PreparingClient } from "../src/db/Database.js"
+import { openPgliteCopy, PreparingClient } from "../src/db/Database.js"
 import { batchingPgConfig } from "../src/db/PgliteConnection.js"
 import { pgliteTemplate } from "./support/TestApp.js"
 
@@ -31,7 +31,7 @@ beforeAll(async () => {
     ours = new Pg.Pool({ connectionString: serverUrl, max: 1, Client: PreparingClient as unknown as typeof Pg.Client })
     stock = new Pg.Pool({ connectionString: serverUrl, max: 1 })
   } else {
-    const db = await PGlite.create({ loadDataDir: pgliteTemplate() })
+    const db = await openPgliteCopy(pgliteTemplate())
     pglite = db
     ours = new Pg.Pool({ ...batchingPgConfig(db), Client: PreparingClient } as unknown as Pg.PoolConfig)
     stock = new Pg.Pool(createPgConfig(db) as unknown as Pg.PoolConfig)

@@ -1,7 +1,7 @@
 import type { PGlite } from "@electric-sql/pglite"
 import * as NodeFs from "node:fs"
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
-import { migratedPgliteTemplate } from "../src/db/Database.js"
+import { migratedPgliteTemplate, Tarball } from "../src/db/Database.js"
 import { type DatabasePool, makeDatabasePool, vacuumAfter } from "../src/db/TemplatePool.js"
 
 /**
@@ -13,7 +13,7 @@ let template: Blob
 
 beforeAll(async () => {
   const file = inject("pgliteTemplate")
-  template = file ? new Blob([NodeFs.readFileSync(file)]) : await migratedPgliteTemplate()
+  template = file ? new Tarball(NodeFs.readFileSync(file)) : await migratedPgliteTemplate()
   pool = makeDatabasePool(template, 1)
 })
 afterAll(async () => {

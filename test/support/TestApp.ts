@@ -8,7 +8,7 @@ import Pg from "pg"
 import { inject } from "vitest"
 import { baseUrlOf, makeServicesLayer, ServerLayer, type DatabaseLayer } from "../../src/App.js"
 import { AppConfig, type AppConfigShape } from "../../src/config/AppConfig.js"
-import { pgliteLayerOn, postgresLayer } from "../../src/db/Database.js"
+import { pgliteLayerOn, postgresLayer, Tarball } from "../../src/db/Database.js"
 import { type DatabasePool, makeDatabasePool } from "../../src/db/TemplatePool.js"
 import * as Ids from "../../src/ids/Ids.js"
 import * as ServiceClock from "../../src/clock/ServiceClock.js"
@@ -58,7 +58,7 @@ let template: Blob | undefined
  * CPU, and the migrations after it). A suite that needs a PGlite of its own, even one without the service's tables,
  * starts from it.
  */
-export const pgliteTemplate = (): Blob => (template ??= new Blob([NodeFs.readFileSync(inject("pgliteTemplate"))]))
+export const pgliteTemplate = (): Blob => (template ??= new Tarball(NodeFs.readFileSync(inject("pgliteTemplate"))))
 
 let pool: DatabasePool | undefined
 const pglitePool = (): DatabasePool => (pool ??= makeDatabasePool(pgliteTemplate(), 2))
