@@ -82,4 +82,33 @@ describe("what a start loads", () => {
     expect(staticImporters).toEqual([])
     expect(dynamicImporters).toHaveLength(1)
   })
+
+  it("a bare `serve` (npm start) loads neither @effect/cli's parsers nor the scenario runner (src/cli/Running.ts)", () => {
+    const dir = inject("testBuild")
+    const chunks = NodeFs.readdirSync(dir).filter((name) => name.endsWith(".js"))
+    const text = new Map(chunks.map((name) => [name, NodeFs.readFileSync(NodePath.join(dir, name), "utf8")]))
+    /** The files `roots` load before any dynamic import runs. */
+    const staticClosure = (roots: ReadonlyArray<string>) => {
+      const seen = new Set<string>()
+      const visit = (name: string) => {
+        if (seen.has(name)) return
+        seen.add(name)
+        for (const [, imported] of text.get(name)!.matchAll(/(?:^|[\n;])\s*import\s*(?:[^"';]*?from\s*)?"\.\/([^"]+)"/g)) visit(imported!)
+      }
+      roots.forEach(visit)
+      return seen
+    }
+    const holding = (marker: string) => chunks.filter((name) => text.get(name)!.includes(marker))
+    // serve's path: main.js, then its dynamic imports of src/cli/Running.ts and of src/cli/ServiceRun.ts
+    const running = holding("serveMain")
+    const serviceRun = holding("applying migrations (database created in")
+    expect(running.length, "the chunk of src/cli/Running.ts").toBeGreaterThan(0)
+    expect(serviceRun, "the chunk of src/cli/ServiceRun.ts").toHaveLength(1)
+    const loaded = staticClosure(["main.js", ...running, ...serviceRun])
+    const markers = { "@effect/cli": "withSubcommands", "the scenario runner's YAML reader": "LineCounter", "tinyglobby": "isDynamicPattern" }
+    for (const [what, marker] of Object.entries(markers)) {
+      expect(holding(marker).length, `${what} is in the bundle`).toBeGreaterThan(0)
+      expect([...loaded].filter((name) => text.get(name)!.includes(marker)), `${what} loaded by a bare serve`).toEqual([])
+    }
+  })
 })

@@ -1,10 +1,10 @@
 import { Args, Command, Options, ValidationError } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { ConfigError, Console, Effect } from "effect"
-import * as AppConfig from "../config/AppConfig.js"
+import { Effect } from "effect"
 import * as CliOptions from "./CliOptions.js"
 import * as Help from "./Help.js"
+import * as Running from "./Running.js"
 import {
   ledgerCheckHelp,
   partnerKybArguments,
@@ -20,26 +20,11 @@ import {
 /**
  * The service's commands as @effect/cli parses them (`serve`, `ledger-check`, `scenario`, `partner-kyb`). Parsing
  * needs no more than this module: what a command runs is src/cli/ServiceRun.ts, which imports the whole service and
- * is loaded only when a parsed command runs (a usage error or `--completions` never loads it).
+ * is loaded only when a parsed command runs (src/cli/Running.ts; a usage error or `--completions` never loads it).
  */
-type ServiceRun = typeof import("./ServiceRun.js")
+const serve = Command.make("serve", {}, () => Running.serve).pipe(Command.withDescription(serveHelp.summary))
 
-/**
- * A parsed command: the configuration first (docs/operations.md), then the service's module. A configuration that is
- * refused prints one line naming the variable and exits 78 before the service loads (0.35 CPU-s instead of 0.6).
- */
-const running = <A, E, R>(command: (run: ServiceRun, config: AppConfig.AppConfigShape) => Effect.Effect<A, E, R>) =>
-  AppConfig.appConfig.pipe(
-    Effect.catchIf(ConfigError.isConfigError, (error) =>
-      Effect.zipRight(Console.error(AppConfig.describeConfigError(error)), Effect.sync(() => process.exit(78)))),
-    Effect.flatMap((config) => Effect.flatMap(Effect.promise(() => import("./ServiceRun.js")), (run) => command(run, config)))
-  )
-
-const serve = Command.make("serve", {}, () => running((run, config) => run.serve(config))).pipe(
-  Command.withDescription(serveHelp.summary)
-)
-
-const ledgerCheck = Command.make("ledger-check", {}, () => running((run, config) => run.ledgerCheck(config))).pipe(
+const ledgerCheck = Command.make("ledger-check", {}, () => Running.running((run, config) => run.ledgerCheck(config))).pipe(
   Command.withDescription(ledgerCheckHelp.summary)
 )
 
@@ -49,7 +34,7 @@ const scenario = Command.make("scenario", {
   concurrency: CliOptions.integer(scenarioOptions.concurrency).pipe(Options.withDefault(Number(scenarioOptions.concurrency.default))),
   reporter: CliOptions.choice(scenarioOptions.reporter).pipe(Options.withDefault(scenarioOptions.reporter.default)),
   output: CliOptions.text(scenarioOptions.output).pipe(Options.optional)
-}, (args) => running((run, config) => run.scenario(args)(config))).pipe(Command.withDescription(scenarioHelp.summary))
+}, (args) => Running.running((run, config) => run.scenario(args)(config))).pipe(Command.withDescription(scenarioHelp.summary))
 
 const partnerKyb = Command.make("partner-kyb", {
   partner: CliOptions.textArgument(partnerKybArguments.partner),
@@ -57,7 +42,7 @@ const partnerKyb = Command.make("partner-kyb", {
     Args.withDescription(partnerKybArguments.decision.description)
   ),
   reason: CliOptions.text(partnerKybOptions.reason).pipe(Options.optional)
-}, (input) => running((run, config) => run.partnerKyb(input)(config))).pipe(Command.withDescription(partnerKybHelp.summary))
+}, (input) => Running.running((run, config) => run.partnerKyb(input)(config))).pipe(Command.withDescription(partnerKybHelp.summary))
 
 const root = Command.make("service").pipe(Command.withSubcommands([serve, ledgerCheck, scenario, partnerKyb]))
 

@@ -9,7 +9,6 @@ import * as Database from "../db/Database.js"
 import { transaction } from "../events/Events.js"
 import { checkLedger } from "../ledger/LedgerCheck.js"
 import * as Workers from "../process/Workers.js"
-import { runScenarioCommand } from "../scenario/Runner.js"
 
 /**
  * What the service's commands run (src/cli/ServiceCommands.ts parses them): the whole service is imported here, and
@@ -95,8 +94,14 @@ export const ledgerCheck = withConfig(
   }).pipe(Effect.provide(Database.layer))
 )
 
-/** `scenario`: the scenario files against an in-process service (or `--url`). */
-export const scenario = (args: Parameters<typeof runScenarioCommand>[0]) => withConfig(runScenarioCommand(args))
+type ScenarioRunner = typeof import("../scenario/Runner.js")
+
+/**
+ * `scenario`: the scenario files against an in-process service (or `--url`). The runner (its YAML reader, file
+ * globbing and reports) is loaded by this command only, not by every start of the service.
+ */
+export const scenario = (args: Parameters<ScenarioRunner["runScenarioCommand"]>[0]) =>
+  withConfig(Effect.flatMap(Effect.promise(() => import("../scenario/Runner.js")), (runner) => runner.runScenarioCommand(args)))
 
 /** `partner-kyb`: an operator's KYB decision on a partner. */
 export const partnerKyb = (input: {
