@@ -1,8 +1,7 @@
 import { parseArgs } from "node:util"
-import { defaultApiKeyOrProblem, defaultUrl, readSandboxEnvironment, type SandboxEnvironment } from "../cli/Defaults.js"
 import * as Help from "../cli/Help.js"
 import { tuiHelp, tuiOptions } from "../cli/HelpTexts.js"
-import { type Backend, BackendError, followEvents, httpBackend, normaliseBaseUrl } from "./Backend.js"
+import type { Backend } from "./Backend.js"
 
 /**
  * `npm run tui [-- --url <base_url> --key <api key> --output json]`: the terminal UI, or with `--output json` the
@@ -16,16 +15,18 @@ const fail = (message: string): never => {
   process.exit(1)
 }
 
-/** The demo partner's key, or the one-line refusal (the same lookup `npm run listen` and `npm run trigger` make). */
-const defaultKey = (env: SandboxEnvironment): string => {
-  const found = defaultApiKeyOrProblem(env, "--key")
-  return "apiKey" in found ? found.apiKey : fail(found.problem)
-}
-
 const main = async () => {
   if (Help.wantsHelp(process.argv.slice(2))) {
+    // Before the rest loads (Effect, the HTTP backend): help answers at once, as the service's entry does.
     process.stdout.write(Help.render(tuiHelp, { color: Help.useColor(process.stdout) }))
     return
+  }
+  const { defaultApiKeyOrProblem, defaultUrl, readSandboxEnvironment } = await import("../cli/Defaults.js")
+  const { BackendError, followEvents, httpBackend, normaliseBaseUrl } = await import("./Backend.js")
+  /** The demo partner's key, or the one-line refusal (the same lookup `npm run listen` and `npm run trigger` make). */
+  const defaultKey = (env: Parameters<typeof defaultApiKeyOrProblem>[0]): string => {
+    const found = defaultApiKeyOrProblem(env, "--key")
+    return "apiKey" in found ? found.apiKey : fail(found.problem)
   }
   let values: Record<string, unknown>
   try {
