@@ -22,7 +22,7 @@ export const running = <A, E, R>(command: (run: ServiceRun, config: AppConfig.Ap
     Effect.flatMap((config) => Effect.flatMap(Effect.promise(() => import("./ServiceRun.js")), (run) => command(run, config)))
   )
 
-/** `serve` */
+/** `serve`: the service in this process (or, with WORKERS, the primary of its processes), once the configuration is read. */
 export const serve = running((run, config) => run.serve(config))
 
 /**
