@@ -414,6 +414,24 @@ describe("TUI App", () => {
     expect(fake.calls.eventChain).toEqual([eventId(2), eventId(3)])
   })
 
+  it("plain keys in one read (\"kk\", \"f4\", \"j\\r\", as a fast typist or a script sends them) each act", async () => {
+    const fake = makeFake({ backlog })
+    const ui = await launch(fake)
+    await ui.waitForText("5 events", "ref-005", "● following")
+    await ui.press("kk\r") // two up, then Enter: the event two above the newest
+    await ui.waitForText("Details", `Event     ${eventId(3)}`)
+    expect(fake.calls.eventChain).toEqual([eventId(3)])
+    await ui.press(keys.escape)
+    await ui.waitForGone("Details")
+    await ui.waitForText("paused")
+    await ui.press("f4") // follow, then the Rails pane
+    await ui.waitForText("Pending operations (2)")
+    await ui.press("1")
+    await ui.waitForText("● following", "5 events")
+    await ui.press("j\r") // already on the newest: Enter opens it
+    await ui.waitForText("Details", `Event     ${eventId(5)}`)
+  })
+
   it("Customers (2) lists balances with held; Enter shows that customer's events", async () => {
     const ui = await launch(makeFake({ backlog }))
     await ui.waitForText("5 events")

@@ -8,7 +8,8 @@ import {
   relativeText,
   scrollWindow
 } from "../src/tui/Format.js"
-import { footerHints, paneKeys, paneNames } from "../src/tui/Keys.js"
+import type { Key } from "ink"
+import { footerHints, paneKeys, paneNames, splitKeys } from "../src/tui/Keys.js"
 
 /** Unit tests of the terminal UI's pure parts: the Events pane reducer, the text helpers and the key table. */
 
@@ -272,5 +273,35 @@ describe("Keys", () => {
     expect(hints).toContain("? help")
     expect(hints).toContain("q / Ctrl+C quit")
     for (const key of paneKeys[pane].filter((k) => k.hint === true)) expect(hints).toContain(key.keys)
+  })
+})
+
+describe("splitKeys", () => {
+  const none: Key = {
+    upArrow: false, downArrow: false, leftArrow: false, rightArrow: false, pageDown: false, pageUp: false, home: false,
+    end: false, return: false, escape: false, ctrl: false, shift: false, tab: false, backspace: false, delete: false,
+    meta: false, super: false, hyper: false, capsLock: false, numLock: false
+  }
+  const named = (pairs: ReadonlyArray<readonly [string, Key]>) =>
+    pairs.map(([input, key]) => [input, Object.entries(key).filter(([, on]) => on === true).map(([name]) => name).join("+")])
+
+  it("answers a run of plain characters one key at a time: letters (capitals with shift), Enter, Tab, Backspace", () => {
+    expect(named(splitKeys("f4", none))).toEqual([["f", ""], ["4", ""]])
+    expect(named(splitKeys("kR\r", none))).toEqual([["k", ""], ["R", "shift"], ["", "return"]])
+    expect(named(splitKeys("j\t\x7f", none))).toEqual([["j", ""], ["", "tab"], ["", "backspace"]])
+    expect(named(splitKeys("é?", none))).toEqual([["é", ""], ["?", ""]])
+  })
+
+  it("answers a single key, a key with a modifier and a run with other control characters as they came", () => {
+    const one = splitKeys("q", none)
+    expect(one).toEqual([["q", none]])
+    const shifted = { ...none, shift: true }
+    expect(splitKeys("G", shifted)).toEqual([["G", shifted]])
+    const ctrl = { ...none, ctrl: true }
+    expect(splitKeys("ab", ctrl)).toEqual([["ab", ctrl]])
+    const meta = { ...none, meta: true }
+    expect(splitKeys("xy", meta)).toEqual([["xy", meta]])
+    expect(splitKeys("a\x01b", none)).toEqual([["a\x01b", none]])
+    expect(splitKeys("", none)).toEqual([["", none]])
   })
 })

@@ -1,3 +1,5 @@
+import type { Key } from "ink"
+
 /**
  * Every key of the terminal UI, by pane: the `?` help screen and the footer's hints are drawn from this table, and
  * a test checks that docs/tui.md lists each of them.
@@ -61,3 +63,27 @@ export const paneKeys: Readonly<Record<PaneName, ReadonlyArray<KeyHelp>>> = {
 
 export const footerHints = (pane: PaneName): string =>
   [...paneKeys[pane], ...globalKeys].filter((key) => key.hint === true).map((key) => `${key.keys} ${key.action.split(/[:(,]/)[0]!.trim()}`).join(" · ")
+
+/**
+ * One command key per call. Ink's input parser splits escape sequences (arrows, Esc) into one input each, but hands
+ * a run of plain characters that arrive in one read — "f4" typed quickly, or sent by a script — to `useInput` as one
+ * input, which matches no single-key command, so both keys would be lost. This answers such a run one character at
+ * a time, with Enter, Tab and Backspace inside it as those keys (as Ink reports them alone: no text, the key's
+ * flag). Anything with a modifier, or with another control character, is answered as it came. Text prompts read
+ * whole runs (a paste) and do not use this.
+ */
+export const splitKeys = (input: string, key: Key): ReadonlyArray<readonly [string, Key]> => {
+  const characters = Array.from(input)
+  if (characters.length <= 1 || key.ctrl || key.meta) return [[input, key]]
+  if (!characters.every((c) => c === "\r" || c === "\t" || c === "\x7f" || c >= " ")) return [[input, key]]
+  const plain: Key = { ...key, return: false, tab: false, backspace: false, shift: false }
+  return characters.map((c): readonly [string, Key] =>
+    c === "\r"
+      ? ["", { ...plain, return: true }]
+      : c === "\t"
+      ? ["", { ...plain, tab: true }]
+      : c === "\x7f"
+      ? ["", { ...plain, backspace: true }]
+      : [c, { ...plain, shift: /^[A-Z]$/.test(c) }]
+  )
+}

@@ -1,11 +1,11 @@
-import { Box, Text, useApp, useInput, useStdout } from "ink"
+import { Box, Text, useApp, useStdout } from "ink"
 import { useCallback, useEffect, useMemo, useRef, useState } from "react"
 import type { Backend, Clock, StreamState } from "../Backend.js"
 import * as Feed from "../Feed.js"
 import { clockText, durationText, fit } from "../Format.js"
 import { footerHints, globalKeys, paneKeys, type PaneName, paneNames } from "../Keys.js"
 import { ClockPane } from "./ClockPane.js"
-import { Prompt, useKeyReducer } from "./Common.js"
+import { Prompt, useKeyReducer, useKeys } from "./Common.js"
 import { type Ui, UiContext } from "./Context.js"
 import { CustomersPane } from "./CustomersPane.js"
 import { Details } from "./Details.js"
@@ -135,7 +135,7 @@ export const App = (props: { readonly backend: Backend; readonly partnerName: st
     bump
   }), [backend, now, refresh, bump])
 
-  useInput((input, key) => {
+  useKeys((input, key) => {
     if (help) return setHelp(false)
     if (details !== undefined) {
       if (input === "q") app.exit()

@@ -1,8 +1,8 @@
-import { Box, Text, useInput } from "ink"
+import { Box, Text } from "ink"
 import { useCallback, useState } from "react"
 import type { DueItem } from "../../sandbox/InspectApi.js"
 import { cell, clockText, durationText, parseDuration, relativeText, shortId } from "../Format.js"
-import { List, useKeyState, useLoad } from "./Common.js"
+import { List, useKeyState, useLoad, useKeys } from "./Common.js"
 import { useUi } from "./Context.js"
 
 export const presets: ReadonlyArray<number> = [60, 300, 900, 3_600, 21_600, 86_400, 604_800]
@@ -23,7 +23,7 @@ export const ClockPane = (props: {
   const load = useCallback(() => ui.backend.due(seconds), [ui.backend, seconds])
   const due = useLoad(load, ui.refresh)
   const items = due.data ?? []
-  useInput((input, key) => {
+  useKeys((input, key) => {
     if (busy) return
     const seconds = secondsRef.current
     if (key.leftArrow || key.rightArrow) {

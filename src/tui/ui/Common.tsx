@@ -1,6 +1,16 @@
-import { Box, Text, useInput } from "ink"
+import { Box, type Key, Text, useInput } from "ink"
 import { useCallback, useEffect, useRef, useState } from "react"
 import { fit, scrollWindow } from "../Format.js"
+import { splitKeys } from "../Keys.js"
+
+/**
+ * `useInput` for command keys: the handler sees one key per call, also when several arrive in one read ("f4"; see
+ * `splitKeys`).
+ */
+export const useKeys = (handler: (input: string, key: Key) => void, options?: { readonly isActive?: boolean }) =>
+  useInput((input, key) => {
+    for (const [one, oneKey] of splitKeys(input, key)) handler(one, oneKey)
+  }, options)
 
 /** Loads with `load` on mount and whenever `refresh` changes; keeps the last data while reloading. */
 export const useLoad = <A,>(load: () => Promise<A>, refresh: number) => {
@@ -38,9 +48,9 @@ export const moveSelection = (
   page: number
 ): number | undefined => {
   const last = Math.max(0, total - 1)
-  // A fast typist's or a held key's repeats can arrive as one chunk ("kkk"): each one moves.
-  if (key.upArrow || /^k+$/.test(input)) return Math.max(0, selected - Math.max(1, input.length * Number(!key.upArrow)))
-  if (key.downArrow || /^j+$/.test(input)) return Math.min(last, selected + Math.max(1, input.length * Number(!key.downArrow)))
+  // One key per call (useKeys): a held key's repeats that arrive as one chunk ("kkk") come here one by one.
+  if (key.upArrow || input === "k") return Math.max(0, selected - 1)
+  if (key.downArrow || input === "j") return Math.min(last, selected + 1)
   if (key.pageUp) return Math.max(0, selected - page)
   if (key.pageDown) return Math.min(last, selected + page)
   if (key.home) return 0

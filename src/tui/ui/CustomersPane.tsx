@@ -1,8 +1,8 @@
-import { Box, Text, useInput } from "ink"
+import { Box, Text } from "ink"
 import { useCallback } from "react"
 import type { CustomerBalances } from "../Backend.js"
 import { cell, shortId } from "../Format.js"
-import { List, moveSelection, useKeyState, useLoad } from "./Common.js"
+import { List, moveSelection, useKeyState, useLoad, useKeys } from "./Common.js"
 import { useUi } from "./Context.js"
 
 export const balancesText = (customer: CustomerBalances) =>
@@ -23,7 +23,7 @@ export const CustomersPane = (props: {
   const [selected, setSelected, selectedRef] = useKeyState(0)
   const customers = data ?? []
   const listHeight = Math.max(1, props.height - 2)
-  useInput((input, key) => {
+  useKeys((input, key) => {
     const moved = moveSelection(input, key, selectedRef.current, customers.length, listHeight)
     if (moved !== undefined) return setSelected(moved)
     if (input === "R") return reload()

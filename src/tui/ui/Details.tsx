@@ -1,8 +1,8 @@
-import { Box, Text, useInput } from "ink"
+import { Box, Text } from "ink"
 import { useCallback, useState } from "react"
 import type { EventChain } from "../../sandbox/InspectApi.js"
 import { cell, clockText, relativeText, timeText } from "../Format.js"
-import { useLoad } from "./Common.js"
+import { useLoad, useKeys } from "./Common.js"
 import { useUi } from "./Context.js"
 
 /** The details of an event as lines: ids in full, so that they can be copied from the terminal. */
@@ -55,7 +55,7 @@ export const Details = (props: { readonly eventId: string; readonly width: numbe
   const lines = data === undefined ? [] : chainLines(data, ui.now())
   const bodyHeight = Math.max(1, props.height - 1)
   const maxTop = Math.max(0, lines.length - bodyHeight)
-  useInput((input, key) => {
+  useKeys((input, key) => {
     if (key.escape || key.backspace || key.leftArrow) return props.onClose()
     if (key.upArrow || input === "k") return setTop((at) => Math.max(0, at - 1))
     if (key.downArrow || input === "j") return setTop((at) => Math.min(maxTop, at + 1))

@@ -1,8 +1,8 @@
-import { Box, Text, useInput } from "ink"
+import { Box, Text } from "ink"
 import type { Dispatch, RefObject } from "react"
 import * as Feed from "../Feed.js"
 import { cell, eventReference, shortId, timeText } from "../Format.js"
-import { List, moveSelection } from "./Common.js"
+import { List, moveSelection, useKeys } from "./Common.js"
 import { useUi } from "./Context.js"
 
 export const eventLine = (event: { type: string; createdAt: string; customerId: string | null; data: Readonly<Record<string, unknown>> }) =>
@@ -21,7 +21,7 @@ export const EventsPane = (props: {
   const ui = useUi()
   const events = Feed.visible(props.feed)
   const listHeight = Math.max(1, props.height - 2)
-  useInput((input, key) => {
+  useKeys((input, key) => {
     const feed = props.feedRef.current ?? props.feed
     const shown = Feed.visible(feed)
     const moved = moveSelection(input, key, feed.selected, shown.length, listHeight)

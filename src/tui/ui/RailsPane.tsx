@@ -1,9 +1,9 @@
-import { Box, Text, useInput } from "ink"
+import { Box, Text } from "ink"
 import { useCallback } from "react"
 import type { RailPolicyView } from "../../rails/Api.js"
 import type { OperationAction, PendingOperation } from "../../sandbox/InspectApi.js"
 import { cell, durationText, relativeText, shortId } from "../Format.js"
-import { List, moveSelection, useKeyState, useLoad } from "./Common.js"
+import { List, moveSelection, useKeyState, useLoad, useKeys } from "./Common.js"
 import { useUi } from "./Context.js"
 
 export const operationLine = (operation: PendingOperation, now: Date) =>
@@ -70,7 +70,7 @@ export const RailsPane = (props: { readonly active: boolean; readonly width: num
     )
   }
 
-  useInput((input, key) => {
+  useKeys((input, key) => {
     const menu = menuRef.current
     if (menu !== undefined) {
       if (key.escape) return setMenu(undefined)

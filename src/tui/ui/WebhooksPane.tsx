@@ -1,8 +1,8 @@
-import { Box, Text, useInput } from "ink"
+import { Box, Text } from "ink"
 import { useCallback, useState } from "react"
 import type { WebhookDelivery } from "../../webhooks/Api.js"
 import { cell, relativeText, shortId } from "../Format.js"
-import { List, moveSelection, useKeyState, useLoad } from "./Common.js"
+import { List, moveSelection, useKeyState, useLoad, useKeys } from "./Common.js"
 import { useUi } from "./Context.js"
 
 const statusFilters = [undefined, "PENDING", "DELIVERED", "DEAD"] as const
@@ -30,7 +30,7 @@ export const WebhooksPane = (props: { readonly active: boolean; readonly width: 
   const status = statusFilters[filter]
   const deliveries = (data ?? []).filter((delivery) => status === undefined || delivery.status === status)
   const listHeight = Math.max(1, props.height - 2)
-  useInput((input, key) => {
+  useKeys((input, key) => {
     const moved = moveSelection(input, key, selectedRef.current, deliveries.length, listHeight)
     if (moved !== undefined) return setSelected(moved)
     if (input === "R") return reload()
