@@ -94,11 +94,11 @@ export class Cursors extends Effect.Service<Cursors>()("Cursors", {
 
     const encode = (scope: ListScope, seq: string): string => encodeWith(seqDomain)(scope, { s: seq })
 
-    const decode = Effect.fn("Cursors.decode")((scope: ListScope, cursor: string): Effect.Effect<string, InvalidCursor> => {
+    const decode = (scope: ListScope, cursor: string): Effect.Effect<string, InvalidCursor> => {
       const text = verifiedText(seqDomain, scope, cursor)
       const decoded = text === undefined ? undefined : decodePayload(text)
       return decoded === undefined || decoded._tag === "None" ? Effect.fail(invalid) : Effect.succeed(decoded.value.s)
-    })
+    }
 
     /** The composite-key variant: the same scope binding, a key of `keyPattern` instead of a seq. */
     const encodeKey = (scope: ListScope, key: string): string => {
@@ -106,11 +106,11 @@ export class Cursors extends Effect.Service<Cursors>()("Cursors", {
       return encodeWith(keyDomain)(scope, { k: key })
     }
 
-    const decodeKey = Effect.fn("Cursors.decodeKey")((scope: ListScope, cursor: string): Effect.Effect<string, InvalidCursor> => {
+    const decodeKey = (scope: ListScope, cursor: string): Effect.Effect<string, InvalidCursor> => {
       const text = verifiedText(keyDomain, scope, cursor)
       const decoded = text === undefined ? undefined : decodeKeyPayload(text)
       return decoded === undefined || decoded._tag === "None" ? Effect.fail(invalid) : Effect.succeed(decoded.value.k)
-    })
+    }
 
     return { encode, decode, encodeKey, decodeKey } as const
   }),

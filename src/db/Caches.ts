@@ -179,7 +179,7 @@ export class Caches extends Effect.Service<Caches>()("Caches", {
     const make = <V>(topic: string, options: { readonly capacity: number }): Cache<V> => stores.make<V>(topic, options)
 
     /** Drops `topic`'s entries of `scope` in every process when the current transaction commits. */
-    const announce = Effect.fn("Caches.announce")(function*(topic: string, scope: string) {
+    const announce = Effect.fnUntraced(function* announce(topic: string, scope: string) {
       if (shared) {
         yield* sql`SELECT pg_notify(${channel}, ${topic + separator + scope})`.pipe(Effect.orDie)
       }

@@ -142,7 +142,7 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
         return stored
       })
 
-    const record = Effect.fn("Outbox.record")(function*(event: NewEvent) {
+    const record = Effect.fnUntraced(function* record(event: NewEvent) {
       const row = yield* repo.insert(yield* newRow(event))
       return yield* written({ ...fromRow(row), webhookQueued: row.webhookQueued })
     })
@@ -152,7 +152,7 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
      * `id` for the journal's `eventId`, `carried` for its `carry`, then `recorded` with the journal's `carried`
      * columns, which returns the event as stored (and publishes it after the commit, like `record`).
      */
-    const prepare = Effect.fn("Outbox.prepare")(function*(event: NewEvent) {
+    const prepare = Effect.fnUntraced(function* prepare(event: NewEvent) {
       const row = yield* newRow(event)
       return {
         id: row.id,

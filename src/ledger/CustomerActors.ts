@@ -246,18 +246,16 @@ export class CustomerActors extends Effect.Service<CustomerActors>()("CustomerAc
      * Runs `command` on the partner's customer, its row locked: in the customer's actor from outside a transaction,
      * in the caller's transaction (a savepoint after the same lock) from inside one.
      */
-    const run = Effect.fn("CustomerActors.run")(
-      <A, E>(partnerId: PartnerId, customerId: CustomerId, command: Command<A, E>): Effect.Effect<A, E | RunError> => {
-        // Defence in depth: ids are branded and canonical from the edge (src/api/Ids.ts), but the money core does not
-        // rely on a type alone (a cast, a stored value): a malformed id is an unknown customer and never reaches SQL,
-        // where it would abort a whole batch's transaction; ids are compared and keyed in canonical form.
-        if (!isUuid(partnerId) || !isUuid(customerId)) return Effect.fail(CustomerForbidden.standard())
-        const partner = partnerId.toLowerCase() as PartnerId
-        const customer = customerId.toLowerCase() as CustomerId
-        return Effect.flatMap(isInTransaction, (inside) =>
-          inside ? execute(partner, customer, command) : enqueue(partner, customer, command))
-      }
-    )
+    const run = <A, E>(partnerId: PartnerId, customerId: CustomerId, command: Command<A, E>): Effect.Effect<A, E | RunError> => {
+      // Defence in depth: ids are branded and canonical from the edge (src/api/Ids.ts), but the money core does not
+      // rely on a type alone (a cast, a stored value): a malformed id is an unknown customer and never reaches SQL,
+      // where it would abort a whole batch's transaction; ids are compared and keyed in canonical form.
+      if (!isUuid(partnerId) || !isUuid(customerId)) return Effect.fail(CustomerForbidden.standard())
+      const partner = partnerId.toLowerCase() as PartnerId
+      const customer = customerId.toLowerCase() as CustomerId
+      return Effect.flatMap(isInTransaction, (inside) =>
+        inside ? execute(partner, customer, command) : enqueue(partner, customer, command))
+    }
 
     /** Number of live actors (for tests and metrics). */
     const size: Effect.Effect<number> = Effect.map(RcMap.keys(actors), (keys) => keys.length)

@@ -104,7 +104,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
         return [claim, value] as const
       }).pipe(Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }))
 
-    const claim = Effect.fn("Idempotency.claim")(claimKey)
+    const claim = claimKey
 
     /** A claimed request's answer: the new resource `create` makes, or the original one (a replay). */
     const respond = <A, E, L>(
@@ -121,7 +121,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
      * The whole pattern: claim the reference, then create the resource or load the original one, telling whether
      * the answer is the original record of an earlier request (a replay).
      */
-    const answer = Effect.fn("Idempotency.answer")(function*<A, E, L>(
+    const answer = Effect.fnUntraced(function* answer<A, E, L>(
       input: Omit<ClaimInput, "resourceId">,
       create: (resourceId: string) => Effect.Effect<A, E>,
       load: (resourceId: string) => Effect.Effect<A, L>
@@ -134,7 +134,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
      * `answer` with a read along in the claim's statement (`Along`): `create` gets the read's value. A replay loads
      * the original and ignores it.
      */
-    const answerAlong = Effect.fn("Idempotency.answerAlong")(function*<A, B, E, L>(
+    const answerAlong = Effect.fnUntraced(function* answerAlong<A, B, E, L>(
       input: Omit<ClaimInput, "resourceId">,
       along: Along<B>,
       create: (resourceId: string, along: B) => Effect.Effect<A, E>,

@@ -319,13 +319,10 @@ export class Ledger extends Effect.Service<Ledger>()("Ledger", {
      * the customer's balance in a currency (available + held) would exceed its maximum (`maxBalanceMinor`). A
      * refusal writes nothing.
      */
-    const post = Effect.fn("Ledger.post")(
-      (input: JournalInput): Effect.Effect<
-        { readonly transactionId: string; readonly carried: Readonly<Record<string, unknown>> },
-        InsufficientBalance | BalanceLimitExceeded
-      > =>
-        postWith(input, { carry: input.carry })
-    )
+    const post = (input: JournalInput): Effect.Effect<
+      { readonly transactionId: string; readonly carried: Readonly<Record<string, unknown>> },
+      InsufficientBalance | BalanceLimitExceeded
+    > => postWith(input, { carry: input.carry })
 
     /** The reservation with the partner of its transaction (internal reads: no span of their own). */
     const findReservation = (id: string) =>
@@ -338,7 +335,7 @@ export class Ledger extends Effect.Service<Ledger>()("Ledger", {
       )
 
     /** Moves `amount` from available to held and opens a reservation (two-phase transfer, phase one). */
-    const reserve = Effect.fn("Ledger.reserve")(function*(input: ReserveInput) {
+    const reserve = Effect.fnUntraced(function* reserve(input: ReserveInput) {
       if (input.amount <= 0n) return yield* Effect.dieMessage("ledger: a reservation must be positive")
       const id = input.id ?? (yield* ids.uuid)
       const { carry: _carry, id: _id, ...journal } = input
@@ -391,21 +388,18 @@ export class Ledger extends Effect.Service<Ledger>()("Ledger", {
       })
 
     /** Ends a reservation by moving the held amount out to house accounts; the destinations sum to the amount. */
-    const postReservation = Effect.fn("Ledger.postReservation")(
-      (input: EndReservationInput & { readonly destinations: ReadonlyArray<Posting> }): Effect.Effect<{ readonly transactionId: string }> =>
-        end(input, "POSTED", input.destinations)
-    )
+    const postReservation = (
+      input: EndReservationInput & { readonly destinations: ReadonlyArray<Posting> }
+    ): Effect.Effect<{ readonly transactionId: string }> => end(input, "POSTED", input.destinations)
 
     /** Ends a reservation by returning the held amount to available. */
-    const voidReservation = Effect.fn("Ledger.voidReservation")(
-      (input: EndReservationInput): Effect.Effect<{ readonly transactionId: string }> =>
-        Effect.flatMap(findReservation(input.reservationId), (found) =>
-          found === undefined
-            ? Effect.dieMessage(`ledger: no reservation ${input.reservationId}`)
-            : end(input, "VOIDED", [{ account: available(found.customerId, found.currency), amount: found.amount }]))
-    )
+    const voidReservation = (input: EndReservationInput): Effect.Effect<{ readonly transactionId: string }> =>
+      Effect.flatMap(findReservation(input.reservationId), (found) =>
+        found === undefined
+          ? Effect.dieMessage(`ledger: no reservation ${input.reservationId}`)
+          : end(input, "VOIDED", [{ account: available(found.customerId, found.currency), amount: found.amount }]))
 
-    const reservation = Effect.fn("Ledger.reservation")((id: string): Effect.Effect<Reservation | undefined> => findReservation(id))
+    const reservation = (id: string): Effect.Effect<Reservation | undefined> => findReservation(id)
 
     const balances = Effect.fn("Ledger.balances")((customerId: string): Effect.Effect<ReadonlyArray<CustomerBalance>> =>
       sql<{ currency: Asset; kind: "available" | "held"; balance: string }>`

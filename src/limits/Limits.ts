@@ -33,7 +33,7 @@ export class Limits extends Effect.Service<Limits>()("Limits", {
     let pending = 0
 
     /** A request of the API key `keyId`: 429 RATE_LIMITED past its rate. */
-    const keyRequest = Effect.fn("Limits.keyRequest")(function*(keyId: string) {
+    const keyRequest = Effect.fnUntraced(function* keyRequest(keyId: string) {
       const wait = keys.take(keyId, yield* Clock.currentTimeMillis)
       if (wait === undefined) return
       return yield* new RateLimited({
@@ -43,7 +43,7 @@ export class Limits extends Effect.Service<Limits>()("Limits", {
     })
 
     /** Before an unknown key is looked up: 429 while the address has no failed authentication left. */
-    const authFailuresLeft = Effect.fn("Limits.authFailuresLeft")(function*(address: Option.Option<string>) {
+    const authFailuresLeft = Effect.fnUntraced(function* authFailuresLeft(address: Option.Option<string>) {
       if (Option.isNone(address)) return
       const wait = authFailures.check(address.value, yield* Clock.currentTimeMillis)
       if (wait === undefined) return
@@ -57,7 +57,7 @@ export class Limits extends Effect.Service<Limits>()("Limits", {
     })
 
     /** Counts an unknown or malformed API key against the address. */
-    const authFailed = Effect.fn("Limits.authFailed")(function*(address: Option.Option<string>) {
+    const authFailed = Effect.fnUntraced(function* authFailed(address: Option.Option<string>) {
       if (Option.isSome(address)) authFailures.take(address.value, yield* Clock.currentTimeMillis)
     })
 
@@ -65,11 +65,11 @@ export class Limits extends Effect.Service<Limits>()("Limits", {
      * Spends one of the address's sign-in failures before the attempt (so that concurrent attempts count too):
      * the seconds to wait when there is none left, else `undefined`. `signInSucceeded` gives it back.
      */
-    const signInAttempt = Effect.fn("Limits.signInAttempt")(function*(address: Option.Option<string>) {
+    const signInAttempt = Effect.fnUntraced(function* signInAttempt(address: Option.Option<string>) {
       return Option.isNone(address) ? undefined : signInFailures.take(address.value, yield* Clock.currentTimeMillis)
     })
 
-    const signInSucceeded = Effect.fn("Limits.signInSucceeded")(function*(address: Option.Option<string>) {
+    const signInSucceeded = Effect.fnUntraced(function* signInSucceeded(address: Option.Option<string>) {
       if (Option.isSome(address)) signInFailures.refund(address.value, yield* Clock.currentTimeMillis)
     })
 

@@ -151,7 +151,7 @@ export class Partners extends Effect.Service<Partners>()("Partners", {
         return Option.isSome(found) ? { hash, found: found.value } : yield* unknownKey(address, hex)
       })
 
-    const authenticate = Effect.fn("Partners.authenticate")(function*(apiKey: string) {
+    const authenticate = Effect.fnUntraced(function* authenticate(apiKey: string) {
       if (apiKey.length === 0) return yield* unauthorized("Missing API key: send it in the x-api-key header")
       const { found, hash } = yield* lookupKey(apiKey)
       if (!constantTimeEqual(Buffer.from(found.keyHash), hash)) return yield* unauthorized("Unknown API key")
@@ -163,7 +163,7 @@ export class Partners extends Effect.Service<Partners>()("Partners", {
       return partner
     })
 
-    const requireApproved = Effect.fn("Partners.requireApproved")((partner: Partner) =>
+    const requireApproved = (partner: Partner): Effect.Effect<Partner, PartnerNotApproved> =>
       partner.kybStatus === "APPROVED"
         ? Effect.succeed(partner)
         : Effect.fail(
@@ -171,7 +171,7 @@ export class Partners extends Effect.Service<Partners>()("Partners", {
             message: `Your partner account is not yet approved: KYB status is ${partner.kybStatus}. ` +
               `Partner routes open once compliance approves your business.`
           })
-        ))
+        )
 
     const setKyb = Effect.fn("Partners.setKyb")((partnerId: string, status: KybStatus, reason: string | null) =>
       inTransaction(Effect.gen(function*() {
