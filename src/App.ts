@@ -202,7 +202,7 @@ export const ServerLayer = Layer.unwrapEffect(Effect.gen(function*() {
   const served = Layer.unwrapEffect(
     Effect.map(
       HttpApiBuilder.httpApp.pipe(HttpRouter.withRouterConfig({ maxParamLength: maxHeaderSize })),
-      (app) => HttpServer.serve(observability.aroundMiddleware(middleware(clientLimits(observability.insideMiddleware(app)))))
+      (app) => HttpServer.serve(observability.aroundMiddleware(middleware(clientLimits(app))))
     )
   ).pipe(Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]))
   let node: ReturnType<typeof makeNodeServer> | undefined

@@ -1,6 +1,7 @@
 import * as NodeHttp from "node:http"
 import type { AddressInfo } from "node:net"
 import parsePrometheusTextFormat, { type Family, type Sample } from "parse-prometheus-text-format"
+import { Effect, Tracer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { MetricsEndpoint } from "../src/observability/Observability.js"
 import { customerBody, startTestApp, type TestApp } from "./support/TestApp.js"
@@ -237,5 +238,33 @@ describe("traces over OTLP/HTTP", () => {
     expect((await app.request("GET", "/health/live")).status).toBe(200)
     await new Promise((resolve) => setTimeout(resolve, 1_500))
     expect(otlp.spans.some((s) => s.name.includes("/health"))).toBe(false)
+  })
+})
+
+describe("without a trace exporter", () => {
+  it("no span is made for a request: the tracer is off for the whole server, decided when it starts", async () => {
+    // Effect's own tracer, recording what it is asked for. With tracing on, a customer's creation asks for its request
+    // span and Customers.create, the read for Customers.getOwned.
+    const native = Effect.runSync(Effect.tracer)
+    const names: Array<string> = []
+    const counting = Tracer.make({
+      span: (name, ...rest) => {
+        names.push(name)
+        return native.span(name, ...rest)
+      },
+      context: native.context
+    })
+    const plain = await startTestApp({ tracer: counting })
+    try {
+      const { apiKey } = await plain.newPartner()
+      const created = await plain.request("POST", "/partner/v1/customers", { apiKey, body: customerBody() })
+      expect(created.status).toBe(201)
+      expect((await plain.request("GET", `/partner/v1/customers/${(created.body as any).data.id}`, { apiKey })).status).toBe(200)
+      // Start-up and the daemons (migrations, job registration and polling) run outside the server and may ask for
+      // spans of their own (sql.execute, Jobs.register); nothing a request runs may.
+      expect(names.filter((name) => name.startsWith("Customers.") || name.startsWith("Partners.") || name.includes("/api/v1"))).toEqual([])
+    } finally {
+      await plain.close()
+    }
   })
 })

@@ -241,8 +241,6 @@ export const makeHttpMiddleware = (options: { readonly maxJsonBodyBytes: number;
     if (url !== request.url) routedRequest = routedRequest.modify({ url })
     const routed = routedRequest === request ? app : Effect.provideService(app, HttpServerRequest.HttpServerRequest, routedRequest)
     return yield* routed.pipe(
-      // No trace exporter is configured (src/App.ts): no spans for the handler's SQL statements either.
-      Effect.withTracerEnabled(false),
       Effect.tapErrorCause((cause) =>
         Cause.isInterruptedOnly(cause) || isRouteNotFoundOnly(cause)
           ? Effect.void

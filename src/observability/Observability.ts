@@ -1,7 +1,7 @@
 import type * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import type * as HttpApp from "@effect/platform/HttpApp"
-import { Effect, Layer } from "effect"
+import { FiberRef, Layer } from "effect"
 import type { AppConfigShape } from "../config/AppConfig.js"
 import { pathOf, requestRoute, routeNames, withRequestMetrics } from "./RequestMetrics.js"
 import * as Tracing from "./Tracing.js"
@@ -14,10 +14,10 @@ const untraced = (path: string) => path === "/api/v1/health" || path.startsWith(
 /**
  * What the HTTP server gets from observability (wired in src/App.ts), each part only when configured:
  * - `aroundMiddleware`: request counts and latency by route pattern and status, with METRICS_PORT;
- * - `insideMiddleware`: spans back on for the API's handlers (the middleware turns them off for every request), with
- *   OTEL_EXPORTER_OTLP_ENDPOINT; their spans (`Customers.create`, SQL statements) are children of the request's;
- * - `server`: with an exporter, one span per request named `<METHOD> <route pattern>` and the tracer; without one,
- *   the platform's span per request stays disabled, as before (no span is built for nobody).
+ * - `server`: with an exporter (OTEL_EXPORTER_OTLP_ENDPOINT), one span per request named `<METHOD> <route pattern>`
+ *   and the tracer, the handlers' spans (`Customers.create`, SQL statements) its children; without one, the tracer
+ *   is off for the whole server, decided once when it starts (every request's fiber inherits it), and the platform's
+ *   span per request stays disabled: no span is built for nobody, and no request pays to turn tracing off.
  */
 export const make = (
   config: AppConfigShape,
@@ -30,8 +30,6 @@ export const make = (
   return {
     aroundMiddleware: <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
       metrics ? withRequestMetrics(routes)(app) : app,
-    insideMiddleware: <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
-      tracing ? Effect.withTracerEnabled(app, true) : app,
     server: <A, E, R>(served: Layer.Layer<A, E, R>): Layer.Layer<A, E, R> =>
       tracing
         ? served.pipe(
@@ -42,6 +40,6 @@ export const make = (
           }),
           Layer.provide(Tracing.layer(config))
         )
-        : served.pipe(HttpMiddleware.withTracerDisabledWhen(() => true))
+        : served.pipe(HttpMiddleware.withTracerDisabledWhen(() => true), Layer.locally(FiberRef.currentTracerEnabled, false))
   }
 }

@@ -1,6 +1,6 @@
 import { HttpServer } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, LogLevel, Logger, ManagedRuntime, Option, Redacted } from "effect"
+import { Effect, Layer, LogLevel, Logger, ManagedRuntime, Option, Redacted, type Tracer } from "effect"
 import * as NodeCrypto from "node:crypto"
 import * as NodeFs from "node:fs"
 import * as NodeHttp from "node:http"
@@ -136,6 +136,8 @@ export const startTestApp = async (
     readonly conformance?: boolean
     /** An existing database (another app's `database`): two apps on one database act as two processes. */
     readonly database?: { readonly layer: DatabaseLayer; readonly url?: string }
+    /** The tracer the whole app is built with (Effect's own by default): to count the spans it is asked for. */
+    readonly tracer?: Tracer.Tracer
   } = {}
 ): Promise<TestApp> => {
   const database = options.database ?? await testDatabaseLayer()
@@ -147,7 +149,8 @@ export const startTestApp = async (
   const layer = ServerLayer.pipe(
     Layer.provideMerge(makeServicesLayer(database.layer, ids, clock)),
     Layer.provide(Logger.minimumLogLevel(config.logLevel)),
-    Layer.provideMerge(Layer.succeed(AppConfig, config))
+    Layer.provideMerge(Layer.succeed(AppConfig, config)),
+    Layer.provide(options.tracer === undefined ? Layer.empty : Layer.setTracer(options.tracer))
   )
   const runtime = ManagedRuntime.make(layer as Layer.Layer<any, any, never>)
   const server = await runtime.runPromise(HttpServer.HttpServer as Effect.Effect<HttpServer.HttpServer, never, any>)
