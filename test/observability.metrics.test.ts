@@ -247,14 +247,14 @@ describe("without a trace exporter", () => {
     // span and Customers.create, the read for Customers.getOwned.
     const native = Effect.runSync(Effect.tracer)
     const names: Array<string> = []
-    const counting = Tracer.make({
+    const recording = Tracer.make({
       span: (name, ...rest) => {
         names.push(name)
         return native.span(name, ...rest)
       },
       context: native.context
     })
-    const plain = await startTestApp({ tracer: counting })
+    const plain = await startTestApp({ tracer: recording })
     try {
       const { apiKey } = await plain.newPartner()
       const created = await plain.request("POST", "/partner/v1/customers", { apiKey, body: customerBody() })

@@ -104,8 +104,6 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
         return [claim, value] as const
       }).pipe(Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }))
 
-    const claim = claimKey
-
     /** A claimed request's answer: the new resource `create` makes, or the original one (a replay). */
     const respond = <A, E, L>(
       resourceId: string,
@@ -155,7 +153,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
     /** A fresh reference for a request that did not send one (so a retry without one creates a second operation). */
     const generate: Effect.Effect<string> = Effect.map(ids.bytes(12), (bytes) => `ref_${bytes.toString("hex")}`)
 
-    return { answer, answerAlong, claim, generate, once } as const
+    return { answer, answerAlong, claim: claimKey, generate, once } as const
   })
 }) {}
 

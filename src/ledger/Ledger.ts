@@ -399,7 +399,7 @@ export class Ledger extends Effect.Service<Ledger>()("Ledger", {
           ? Effect.dieMessage(`ledger: no reservation ${input.reservationId}`)
           : end(input, "VOIDED", [{ account: available(found.customerId, found.currency), amount: found.amount }]))
 
-    const reservation = (id: string): Effect.Effect<Reservation | undefined> => findReservation(id)
+    const reservation: (id: string) => Effect.Effect<Reservation | undefined> = findReservation
 
     const balances = Effect.fn("Ledger.balances")((customerId: string): Effect.Effect<ReadonlyArray<CustomerBalance>> =>
       sql<{ currency: Asset; kind: "available" | "held"; balance: string }>`

@@ -75,7 +75,7 @@ export const footerHints = (pane: PaneName): string =>
 export const splitKeys = (input: string, key: Key): ReadonlyArray<readonly [string, Key]> => {
   const characters = Array.from(input)
   if (characters.length <= 1 || key.ctrl || key.meta) return [[input, key]]
-  if (!characters.every((c) => c === "\r" || c === "\t" || c === "\x7f" || c >= " ")) return [[input, key]]
+  if (!characters.every((c) => c === "\r" || c === "\t" || c >= " ")) return [[input, key]]
   const plain: Key = { ...key, return: false, tab: false, backspace: false, shift: false }
   return characters.map((c): readonly [string, Key] =>
     c === "\r"
