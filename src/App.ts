@@ -36,7 +36,6 @@ import * as DocsPage from "./http/DocsPage.js"
 import * as OpenApiDocument from "./http/OpenApiDocument.js"
 import { makeHttpMiddleware } from "./http/Middleware.js"
 import { routeTable } from "./http/RouteTable.js"
-import { makeClientLimits } from "./http/RateLimits.js"
 import * as Observability from "./observability/Observability.js"
 import { CursorsLayer } from "./api/Pagination.js"
 import { scalarConfiguration } from "./api/Docs.js"
@@ -188,9 +187,14 @@ export const ServerLayer = Layer.unwrapEffect(Effect.gen(function*() {
     : HttpApiBuilder.api(ProductionApi).pipe(Layer.provide(partnerGroups))
   ).pipe(Layer.provide([PartnerAuthLive, SandboxAuthLive, ConsoleAuthLive]))
   const extraRoutes = [{ method: "GET", path: docsPath }, { method: "GET", path: openApiPath }, ...ConsoleWeb.routes]
-  const middleware = makeHttpMiddleware({ maxJsonBodyBytes: config.maxJsonBodyBytes, routes: routeTable(api, extraRoutes) })
-  // Each request's client address for the limits on abuse, and Retry-After on every 429 (src/http/RateLimits.ts).
-  const clientLimits = makeClientLimits({ header: config.trustedProxyHeader, proxies: config.trustedProxies })
+  // Each request's id, pre-checks, client address for the limits on abuse, error envelope, Retry-After on every 429
+  // and log line (src/http/Middleware.ts).
+  const middleware = makeHttpMiddleware({
+    maxJsonBodyBytes: config.maxJsonBodyBytes,
+    routes: routeTable(api, extraRoutes),
+    trusted: { header: config.trustedProxyHeader, proxies: config.trustedProxies },
+    clock: yield* ServiceClock.ServiceClock
+  })
   // Metrics around the middleware, spans inside it, each only when configured (docs/observability.md).
   const observability = Observability.make(config, api, extraRoutes)
   // The API's app with its router built for any parameter length: a path parameter can be no longer than the
@@ -202,7 +206,7 @@ export const ServerLayer = Layer.unwrapEffect(Effect.gen(function*() {
   const served = Layer.unwrapEffect(
     Effect.map(
       HttpApiBuilder.httpApp.pipe(HttpRouter.withRouterConfig({ maxParamLength: maxHeaderSize })),
-      (app) => HttpServer.serve(observability.aroundMiddleware(middleware(clientLimits(app))))
+      (app) => HttpServer.serve(observability.aroundMiddleware(middleware(app)))
     )
   ).pipe(Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]))
   let node: ReturnType<typeof makeNodeServer> | undefined

@@ -1,13 +1,15 @@
 import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Cause, Effect, Either, LogLevel, Option } from "effect"
+import { Cause, Context, Effect, Either, LogLevel, Option } from "effect"
 import * as Crypto from "node:crypto"
-import { ServiceClock } from "../clock/ServiceClock.js"
+import type { ServiceClock } from "../clock/ServiceClock.js"
+import { ClientAddress, clientAddressOf, type TrustedProxy } from "../limits/ClientAddress.js"
 import { describeFields, errorBody, errorResponse, normalizeError } from "./ErrorEnvelope.js"
 import { checkQuery, controlCharacterSegments, controlCharactersMessage, scanJson } from "./JsonBody.js"
 import { type Body, BodyReadRequest, readBody } from "./BodyReadRequest.js"
 import { boundaryOf } from "./MultipartBody.js"
+import { withRetryAfter } from "./RateLimits.js"
 import { originForm, type RouteTable, routableUrl } from "./RouteTable.js"
 import { moreUnknownMessage, unknownFieldMessage, unknownProblems } from "../api/UnknownFields.js"
 
@@ -107,6 +109,14 @@ const passed: Precheck = Either.right(undefined)
 const refusedBy = (rejection: Option.Option<Rejection>): Precheck =>
   Option.isSome(rejection) ? Either.left(rejection.value) : passed
 
+/**
+ * What every request is checked for before its body: an unknown path or a wrong method is left to the router (404,
+ * 405), whatever the request carries; otherwise its path values and query string. A request without a body (a GET)
+ * needs nothing more, and costs no effect.
+ */
+const precheckTarget = (request: HttpServerRequest.HttpServerRequest, path: string, routes: RouteTable): Precheck =>
+  routes.allowedMethods(path).includes(request.method) ? refusedBy(precheckUrl(request, path, routes)) : passed
+
 const precheckBody = (
   request: HttpServerRequest.HttpServerRequest,
   path: string,
@@ -114,11 +124,9 @@ const precheckBody = (
   maxJsonBodyBytes: number
 ) =>
   Effect.gen(function*(): Effect.fn.Return<Precheck> {
-    // An unknown path or a wrong method is left to the router (404, 405), whatever the request carries.
     if (!routes.allowedMethods(path).includes(request.method)) return passed
     const refusedUrl = precheckUrl(request, path, routes)
     if (Option.isSome(refusedUrl)) return Either.left(refusedUrl.value)
-    if (!bodyMethods.has(request.method)) return passed
     const mediaType = (request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase()
     const declared = Number(request.headers["content-length"] ?? "0")
     const hasBody = declared > 0 || request.headers["transfer-encoding"] !== undefined
@@ -167,15 +175,24 @@ const precheckBody = (
   })
 
 /**
- * The middleware around the API's app (src/App.ts): request id, body pre-checks, the error envelope on every error
- * response (whoever made it), 405 for a known path with the wrong method, and one structured log line per request
- * (never headers, so never an API key).
+ * The middleware around the API's app (src/App.ts): request id, the client address the limits on abuse key
+ * (src/limits/ClientAddress.ts), body pre-checks, the error envelope on every error response (whoever made it), 405
+ * for a known path with the wrong method, `Retry-After` on every 429, and one structured log line per request (never
+ * headers, so never an API key).
+ *
+ * Built for the path every request takes: a request without a body is checked without an effect, a successful
+ * answer is finished without reading the clock, and the request's own values (its client address, the request the
+ * API sees) are provided to the API in one step.
  */
-export const makeHttpMiddleware = (options: { readonly maxJsonBodyBytes: number; readonly routes: RouteTable }) =>
-<E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | ServiceClock> =>
-  Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const clock = yield* ServiceClock
+export const makeHttpMiddleware = (options: {
+  readonly maxJsonBodyBytes: number
+  readonly routes: RouteTable
+  readonly trusted: TrustedProxy
+  readonly clock: ServiceClock["Type"]
+}) =>
+<E, R>(app: HttpApp.Default<E, R | ClientAddress>): HttpApp.Default<E, R> =>
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+    const { clock, routes } = options
     const requestId = requestIdOf(request.headers["x-request-id"])
     const started = performance.now()
     // The request target in origin form (`/api/v1/...`): an absolute form (`http://host/api/v1/...`) without its
@@ -183,28 +200,10 @@ export const makeHttpMiddleware = (options: { readonly maxJsonBodyBytes: number;
     const target = originForm(request.url)
     const path = target.split("?")[0] ?? target
 
-    // Runs on the response about to be written, whoever produced it (handler, router, defect).
-    const finalize = (produced: HttpServerResponse.HttpServerResponse) =>
-      Effect.gen(function*() {
-        const timestamp = yield* clock.now
-        let response = produced
-        if (response.status === 404 && response.body._tag === "Empty") {
-          const allowed = options.routes.allowedMethods(path)
-          response = allowed.length > 0 && !allowed.includes(request.method)
-            ? errorResponse(
-              errorBody({
-                status: 405,
-                message: `Method ${request.method} is not allowed on ${path}; allowed: ${allowed.join(", ")}`,
-                path,
-                timestamp
-              }),
-              { allow: allowed.join(", ") }
-            )
-            : errorResponse(errorBody({ status: 404, message: `No route for ${request.method} ${path}`, path, timestamp }))
-        }
-        response = normalizeError(response, { path, timestamp })
-        // The line and its annotations are built only when it is written (LOG_LEVEL at info or below).
-        yield* Effect.whenLogLevel(
+    const answer = (response: HttpServerResponse.HttpServerResponse) =>
+      // The line and its annotations are built only when it is written (LOG_LEVEL at info or below).
+      Effect.as(
+        Effect.whenLogLevel(
           Effect.suspend(() =>
             Effect.logInfo("http").pipe(
               Effect.annotateLogs({
@@ -217,34 +216,67 @@ export const makeHttpMiddleware = (options: { readonly maxJsonBodyBytes: number;
             )
           ),
           LogLevel.Info
-        )
-        return HttpServerResponse.setHeader(response, "x-request-id", requestId)
+        ),
+        HttpServerResponse.setHeader(response, "x-request-id", requestId)
+      )
+
+    // An error response, whoever produced it (handler, router, defect, a pre-check): the envelope, with the path
+    // and the time of the partner's clock.
+    const answerError = (produced: HttpServerResponse.HttpServerResponse) =>
+      Effect.flatMap(clock.now, (timestamp) => {
+        if (produced.status === 404 && produced.body._tag === "Empty") {
+          const allowed = routes.allowedMethods(path)
+          return answer(
+            allowed.length > 0 && !allowed.includes(request.method)
+              ? errorResponse(
+                errorBody({
+                  status: 405,
+                  message: `Method ${request.method} is not allowed on ${path}; allowed: ${allowed.join(", ")}`,
+                  path,
+                  timestamp
+                }),
+                { allow: allowed.join(", ") }
+              )
+              : errorResponse(errorBody({ status: 404, message: `No route for ${request.method} ${path}`, path, timestamp }))
+          )
+        }
+        return answer(withRetryAfter(normalizeError(produced, { path, timestamp })))
       })
+
+    // Runs on the response about to be written, whoever produced it.
+    const finalize = (_request: HttpServerRequest.HttpServerRequest, produced: HttpServerResponse.HttpServerResponse) =>
+      produced.status < 400 ? answer(produced) : answerError(produced)
+
+    const refuse = ({ status, code, message, headers, details }: Rejection) =>
+      Effect.flatMap(clock.now, (timestamp) => answerError(errorResponse(errorBody({ status, code, message, details, path, timestamp }), headers)))
+
+    const route = (body: Body | undefined) => {
+      // The request the API sees: the body read above, if any, and a URL the router can route — a segment it cannot
+      // is routed as its well-formed text (`routableSegment`), and the handler answers it. Responses, logs and the
+      // error envelope keep the original `path`.
+      let routedRequest = body === undefined ? request : new BodyReadRequest(request, body)
+      const url = routableUrl(target)
+      if (url !== request.url) routedRequest = routedRequest.modify({ url })
+      const address = clientAddressOf(request.remoteAddress, request.headers, options.trusted)
+      const provided = Effect.provide(app, Context.make(ClientAddress, address).pipe(Context.add(HttpServerRequest.HttpServerRequest, routedRequest)))
+      return Effect.zipRight(
+        HttpApp.appendPreResponseHandler(finalize),
+        Effect.tapErrorCause(provided, (cause) =>
+          Cause.isInterruptedOnly(cause) || isRouteNotFoundOnly(cause)
+            ? Effect.void
+            : Effect.logError("request failed", cause).pipe(Effect.annotateLogs({ requestId, path })))
+      )
+    }
 
     // An empty segment (`/customers//kyc`): no operation has one, so no route (the router would drop it and reach
     // `/customers/kyc`, i.e. the customer "kyc").
-    if (path.includes("//")) {
-      const message = `No route for ${request.method} ${path}`
-      return yield* finalize(errorResponse(errorBody({ status: 404, message, path, timestamp: yield* clock.now })))
+    if (path.includes("//")) return refuse({ status: 404, message: `No route for ${request.method} ${path}` })
+    if (!bodyMethods.has(request.method)) {
+      const checked = precheckTarget(request, path, routes)
+      return Either.isLeft(checked) ? refuse(checked.left) : route(undefined)
     }
-    const checked = yield* precheckBody(request, path, options.routes, options.maxJsonBodyBytes)
-    if (Either.isLeft(checked)) {
-      const { status, code, message, headers, details } = checked.left
-      return yield* finalize(errorResponse(errorBody({ status, code, message, details, path, timestamp: yield* clock.now }), headers))
-    }
-    yield* HttpApp.appendPreResponseHandler((_request, response) => finalize(response))
-    // The request the API sees: the body read above, if any, and a URL the router can route — a segment it cannot
-    // is routed as its well-formed text (`routableSegment`), and the handler answers it. Responses, logs and the
-    // error envelope keep the original `path`.
-    let routedRequest = checked.right === undefined ? request : new BodyReadRequest(request, checked.right)
-    const url = routableUrl(target)
-    if (url !== request.url) routedRequest = routedRequest.modify({ url })
-    const routed = routedRequest === request ? app : Effect.provideService(app, HttpServerRequest.HttpServerRequest, routedRequest)
-    return yield* routed.pipe(
-      Effect.tapErrorCause((cause) =>
-        Cause.isInterruptedOnly(cause) || isRouteNotFoundOnly(cause)
-          ? Effect.void
-          : Effect.logError("request failed", cause).pipe(Effect.annotateLogs({ requestId, path }))
-      )
+    return Effect.flatMap(
+      precheckBody(request, path, routes, options.maxJsonBodyBytes),
+      (checked) => Either.isLeft(checked) ? refuse(checked.left) : route(checked.right)
     )
   })

@@ -3,7 +3,7 @@ import { isIP } from "node:net"
 
 /**
  * The address a request came from, as the limits key it (docs/operations.md "Limits on abuse"): provided per request
- * by the HTTP server (src/http/RateLimits.ts); absent outside a request (a test of a service, a tool).
+ * by the HTTP middleware (src/http/Middleware.ts); absent outside a request (a test of a service, a tool).
  */
 export class ClientAddress extends Context.Tag("ClientAddress")<ClientAddress, string>() {}
 
