@@ -1,3 +1,4 @@
+import * as Command from "../src/observability/Command.js"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { ServiceClock } from "../src/clock/ServiceClock.js"
@@ -86,7 +87,7 @@ export class RailPolicies extends Effect.Service<RailPolicies>()("RailPolicies",
     const clock = yield* ServiceClock
     const caches = yield* Caches
 
-    const list = Effect.fn("RailPolicies.list")((partnerId: string) =>
+    const list = Command.fn("RailPolicies.list")((partnerId: string) =>
       sql<PolicyRow>`
         SELECT rail, mode, outcome, delay_seconds, updated_at FROM rail_policies WHERE partner_id = ${partnerId}`.pipe(
         Effect.map((rows) =>
@@ -100,7 +101,7 @@ export class RailPolicies extends Effect.Service<RailPolicies>()("RailPolicies",
 
     // Read by every rail operation, changed by a sandbox control: cached per partner (src/db/Caches.ts).
     const cache = caches.make<RailPolicy>(cacheTopic, { capacity: 10_000 })
-    const policyFor = Effect.fn("RailPolicies.policyFor")((partnerId: string, rail: RailName) =>
+    const policyFor = Command.fn("RailPolicies.policyFor")((partnerId: string, rail: RailName) =>
       Effect.map(
         cache.get(
           `${partnerId}/${rail}`,
@@ -119,7 +120,7 @@ export class RailPolicies extends Effect.Service<RailPolicies>()("RailPolicies",
      * Replaces the policy: an omitted `outcome` is success, an omitted `delaySeconds` the rail's default. A policy
      * the rail cannot follow (`policyProblem`) is a defect: callers check it first.
      */
-    const set = Effect.fn("RailPolicies.set")(function*(partnerId: string, rail: RailName, policy: SetRailPolicy) {
+    const set = Command.fn("RailPolicies.set")(function*(partnerId: string, rail: RailName, policy: SetRailPolicy) {
       const delaySeconds = yield* checkedDelay(rail, policy)
       const now = yield* clock.now
       const rows = yield* sql<PolicyRow>`

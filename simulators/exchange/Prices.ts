@@ -1,3 +1,4 @@
+import * as Command from "../../src/observability/Command.js"
 import { SqlClient } from "@effect/sql"
 import { BigDecimal, Data, Effect, Option } from "effect"
 import { ServiceClock } from "../../src/clock/ServiceClock.js"
@@ -123,7 +124,7 @@ export class ExchangePriceStore extends Effect.Service<ExchangePriceStore>()("si
     const bus = yield* EventBus
 
     /** The partner's prices in every currency, in `exchangeCurrencies` order. */
-    const list = Effect.fn("ExchangePriceStore.list")((partnerId: string) =>
+    const list = Command.fn("ExchangePriceStore.list")((partnerId: string) =>
       sql<PriceRow>`
         SELECT currency, buy_rate::text AS buy_rate, sell_rate::text AS sell_rate, fee_usdt::text AS fee_usdt, updated_at
         FROM exchange_prices WHERE partner_id = ${partnerId}`.pipe(
@@ -139,7 +140,7 @@ export class ExchangePriceStore extends Effect.Service<ExchangePriceStore>()("si
     // Read by every rate, quote and execution, changed by a sandbox control: cached per partner (src/db/Caches.ts).
     const cache = caches.make<PriceSheet>(cacheTopic, { capacity: 10_000 })
     /** The partner's prices in `currency` (the defaults when never set). */
-    const get = Effect.fn("ExchangePriceStore.get")((partnerId: string, currency: FiatCurrency) =>
+    const get = Command.fn("ExchangePriceStore.get")((partnerId: string, currency: FiatCurrency) =>
       Effect.map(
         cache.get(
           `${partnerId}/${currency}`,
@@ -155,7 +156,7 @@ export class ExchangePriceStore extends Effect.Service<ExchangePriceStore>()("si
       ))
 
     /** Merges `change` with the current prices and stores them; refuses a `buyRate` below the `sellRate`. */
-    const set = Effect.fn("ExchangePriceStore.set")((partnerId: string, currency: FiatCurrency, change: PriceChange) =>
+    const set = Command.fn("ExchangePriceStore.set")((partnerId: string, currency: FiatCurrency, change: PriceChange) =>
       transaction(Effect.gen(function*() {
         const now = yield* clock.now
         const defaults = defaultPrices(currency)

@@ -1,3 +1,4 @@
+import * as Command from "../observability/Command.js"
 import { Duration, Effect, Option } from "effect"
 import type { CustomerId, PartnerId } from "../api/Ids.js"
 import { ServiceClock } from "../clock/ServiceClock.js"
@@ -60,7 +61,7 @@ export class BankAccounts extends Effect.Service<BankAccounts>()("BankAccounts",
     const bank = yield* Bank
     const customers = yield* Customers
 
-    const banks = Effect.fn("BankAccounts.banks")((country: CountryCode) =>
+    const banks = Command.fn("BankAccounts.banks")((country: CountryCode) =>
       Effect.map(bank.banks(country), (list) =>
         list.map(({ code, name }) => ({ code, name, country, currency: fiatCurrencyOf(country) }))))
 
@@ -94,7 +95,7 @@ export class BankAccounts extends Effect.Service<BankAccounts>()("BankAccounts",
       })
 
     /** Name enquiry through the bank rail; moves nothing and stores nothing. */
-    const verify = Effect.fn("BankAccounts.verify")((customer: Customer, input: VerifyAccountBody) =>
+    const verify = Command.fn("BankAccounts.verify")((customer: Customer, input: VerifyAccountBody) =>
       resolve(input.country ?? customer.country, input.bankCode, input.accountNumber))
 
     type Resolved = Effect.Effect.Success<ReturnType<typeof resolve>>
@@ -132,26 +133,26 @@ export class BankAccounts extends Effect.Service<BankAccounts>()("BankAccounts",
         return toBankAccount(made.value)
       })
 
-    const save = Effect.fn("BankAccounts.save")(function*(partnerId: PartnerId, customerId: CustomerId, input: SaveAccountBody) {
+    const save = Command.fn("BankAccounts.save")(function*(partnerId: PartnerId, customerId: CustomerId, input: SaveAccountBody) {
       // The enquiry runs before the command: a slow bank must not hold the customer's lock.
       const owner = yield* customers.getOwned(partnerId, customerId)
       const resolved = yield* resolve(owner.country, input.bankCode, input.accountNumber)
       return yield* actors.run(partnerId, customerId, (customer) => insertResolved(partnerId, customer, input, resolved))
     })
 
-    const list = Effect.fn("BankAccounts.list")((customer: Customer) =>
+    const list = Command.fn("BankAccounts.list")((customer: Customer) =>
       repo.list(customer.id).pipe(Effect.map((rows) => rows.map(toBankAccount))))
 
     const notFound = () => new NotFound({ message: "No saved bank account with this id for this customer" })
 
-    const get = Effect.fn("BankAccounts.get")(function*(customer: Customer, accountId: string) {
+    const get = Command.fn("BankAccounts.get")(function*(customer: Customer, accountId: string) {
       if (!isUuid(accountId)) return yield* notFound()
       const row = yield* repo.find(customer.id, accountId.toLowerCase())
       if (Option.isNone(row)) return yield* notFound()
       return toBankAccount(row.value)
     })
 
-    const makeDefault = Effect.fn("BankAccounts.makeDefault")((partnerId: PartnerId, customerId: CustomerId, accountId: string) =>
+    const makeDefault = Command.fn("BankAccounts.makeDefault")((partnerId: PartnerId, customerId: CustomerId, accountId: string) =>
       actors.run(partnerId, customerId, (customer) =>
         Effect.gen(function*() {
           if (!isUuid(accountId)) return yield* notFound()

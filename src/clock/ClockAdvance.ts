@@ -1,3 +1,4 @@
+import * as Command from "../observability/Command.js"
 import { Effect } from "effect"
 import { Jobs } from "../jobs/Jobs.js"
 import { WebhookDispatcher } from "../webhooks/WebhookDispatcher.js"
@@ -23,7 +24,7 @@ export class ClockAdvance extends Effect.Service<ClockAdvance>()("ClockAdvance",
     const dispatcher = yield* WebhookDispatcher
 
     /** Moves the clock `seconds` forward, runs what became due, and returns the clock's reading after the drains. */
-    const advance = Effect.fn("ClockAdvance.advance")(function*(seconds: number) {
+    const advance = Command.fn("ClockAdvance.advance")(function*(seconds: number) {
       yield* clock.advance(seconds)
       yield* drainOrLog(jobs.runDue)
       yield* drainOrLog(dispatcher.drain)

@@ -1,3 +1,4 @@
+import * as Command from "../observability/Command.js"
 import { Effect } from "effect"
 import { Partners } from "../partners/Partners.js"
 import type { KeyListRow } from "../partners/PartnersRepo.js"
@@ -18,11 +19,11 @@ export const toKeyView = (row: KeyListRow) => ({
 export const make = Effect.gen(function*() {
   const partners = yield* Partners
 
-  const listKeys = Effect.fn("Console.listKeys")((session: ConsoleSession) =>
+  const listKeys = Command.fn("Console.listKeys")((session: ConsoleSession) =>
     Effect.map(partners.listKeys(session.partnerId), (rows) => rows.map(toKeyView)))
 
   /** A new key (shown once), every earlier key revoked; refused unless the partner's KYB is approved. */
-  const rotateKey = Effect.fn("Console.rotateKey")((session: ConsoleSession) =>
+  const rotateKey = Command.fn("Console.rotateKey")((session: ConsoleSession) =>
     Effect.zipRight(
       approvedPartner(partners, session),
       Effect.map(partners.rotateKey(session.partnerId), (issued) => ({ apiKey: issued.apiKey, key: toKeyView(issued.key) }))

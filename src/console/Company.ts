@@ -1,3 +1,4 @@
+import * as Command from "../observability/Command.js"
 import { Effect, Option, Schema } from "effect"
 import { forPartner, ServiceClock } from "../clock/ServiceClock.js"
 import { BadRequest } from "../api/ApiError.js"
@@ -103,9 +104,9 @@ export const make = (repo: ConsoleRepo.ConsoleRepo) =>
     const partners = yield* Partners
     const inTransaction = yield* ConsoleRepo.makeInTransaction
 
-    const view = Effect.fn("Console.view")((session: ConsoleSession) => viewOf(repo, session.partnerId, session.userId))
+    const view = Command.fn("Console.view")((session: ConsoleSession) => viewOf(repo, session.partnerId, session.userId))
 
-    const setCompany = Effect.fn("Console.setCompany")((session: ConsoleSession, company: CompanyDetails) =>
+    const setCompany = Command.fn("Console.setCompany")((session: ConsoleSession, company: CompanyDetails) =>
       inTransaction(Effect.gen(function*() {
         const partner = Option.getOrThrow(yield* repo.partner(session.partnerId))
         if (stageOf(partner) !== "DRAFT") return yield* notEditable(stageOf(partner))
@@ -113,7 +114,7 @@ export const make = (repo: ConsoleRepo.ConsoleRepo) =>
         return yield* viewOf(repo, session.partnerId, session.userId)
       })))
 
-    const submitKyb = Effect.fn("Console.submitKyb")((session: ConsoleSession) =>
+    const submitKyb = Command.fn("Console.submitKyb")((session: ConsoleSession) =>
       inTransaction(Effect.gen(function*() {
         const partner = Option.getOrThrow(yield* repo.partner(session.partnerId))
         if (stageOf(partner) !== "DRAFT") return yield* notEditable(stageOf(partner))
@@ -125,7 +126,7 @@ export const make = (repo: ConsoleRepo.ConsoleRepo) =>
       })))
 
     /** Compliance's decision on a partner's KYB under review (sandbox control, operator command). */
-    const decideKyb = Effect.fn("Console.decideKyb")((partnerId: string, decision: KybDecisionBody) =>
+    const decideKyb = Command.fn("Console.decideKyb")((partnerId: string, decision: KybDecisionBody) =>
       Effect.asVoid(inTransaction(decideKybInTransaction(partnerId, decision).pipe(Effect.provideService(Partners, partners)))))
 
     return { view, setCompany, submitKyb, decideKyb } as const

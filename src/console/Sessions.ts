@@ -1,3 +1,4 @@
+import * as Command from "../observability/Command.js"
 import { Effect, Option } from "effect"
 import * as Crypto from "node:crypto"
 import { enterPartner, forPartner, ServiceClock } from "../clock/ServiceClock.js"
@@ -93,13 +94,13 @@ export const make = (repo: ConsoleRepo.ConsoleRepo) =>
         return { _tag: "rotated" as const, pair: tokenPair(accessToken, next, refreshExpiresAt, now) }
       }))
 
-    const refresh = Effect.fn("Console.refresh")(function*(refreshToken: string) {
+    const refresh = Command.fn("Console.refresh")(function*(refreshToken: string) {
       const outcome = yield* rotate(refreshToken)
       return outcome._tag === "rotated" ? outcome.pair : yield* signedOut()
     })
 
     /** The session of a valid access token whose session is not signed out (the console's auth). */
-    const authenticate = Effect.fn("Console.authenticate")(function*(accessToken: string) {
+    const authenticate = Command.fn("Console.authenticate")(function*(accessToken: string) {
       if (accessToken.length === 0) {
         return yield* new Unauthorized({ message: "Missing console token: send Authorization: Bearer <access token> (an API key is not accepted here)" })
       }
@@ -116,7 +117,7 @@ export const make = (repo: ConsoleRepo.ConsoleRepo) =>
       return claims
     })
 
-    const signOut = Effect.fn("Console.signOut")((session: ConsoleSession) =>
+    const signOut = Command.fn("Console.signOut")((session: ConsoleSession) =>
       Effect.flatMap(clock.now, (now) => repo.revokeSession(session.sessionId, now)).pipe(Effect.asVoid))
 
     return { openSession, refresh, authenticate, signOut } as const

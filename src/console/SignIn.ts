@@ -1,3 +1,4 @@
+import * as Command from "../observability/Command.js"
 import { Effect, Option } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { AppConfig } from "../config/AppConfig.js"
@@ -49,7 +50,7 @@ export const make = (repo: ConsoleRepo.ConsoleRepo, openSession: OpenSession) =>
     const inTransaction = yield* ConsoleRepo.makeInTransaction
     const limits = yield* Limits
 
-    const signUp = Effect.fn("Console.signUp")(function*(input: { readonly email: string; readonly password: string; readonly companyName: string }) {
+    const signUp = Command.fn("Console.signUp")(function*(input: { readonly email: string; readonly password: string; readonly companyName: string }) {
       const email = normalise(input.email)
       const passwordHash = yield* limits.hashing(Passwords.hash(input.password, cost))
       return yield* inTransaction(Effect.gen(function*() {
@@ -90,7 +91,7 @@ export const make = (repo: ConsoleRepo.ConsoleRepo, openSession: OpenSession) =>
      * lockout's count is reached every later answer is 429 — a right password included — and concurrent guesses
      * learn nothing past the first `lockout.failures` (at most that many 401s or one session per window).
      */
-    const attempt = Effect.fn("Console.signInAttempt")(function*(input: { readonly email: string; readonly password: string }) {
+    const attempt = Command.fn("Console.signInAttempt")(function*(input: { readonly email: string; readonly password: string }) {
       const email = normalise(input.email)
       const before = Option.getOrUndefined(yield* repo.failure(email))
       const started = yield* clock.now
@@ -117,7 +118,7 @@ export const make = (repo: ConsoleRepo.ConsoleRepo, openSession: OpenSession) =>
      * success, or a refusal because the instance is busy hashing, gives it back. An address with none left is
      * refused 429 before any lookup or hashing; the per-email lockout applies within.
      */
-    const signIn = Effect.fn("Console.signIn")(function*(input: { readonly email: string; readonly password: string }) {
+    const signIn = Command.fn("Console.signIn")(function*(input: { readonly email: string; readonly password: string }) {
       const address = yield* ClientAddress.current
       const wait = yield* limits.signInAttempt(address)
       if (wait !== undefined) return yield* tooManyFromAddress(wait)

@@ -1,3 +1,4 @@
+import * as Command from "../observability/Command.js"
 import { Effect } from "effect"
 import { Partners } from "../partners/Partners.js"
 import { Webhooks } from "../webhooks/Webhooks.js"
@@ -10,7 +11,7 @@ export const make = Effect.gen(function*() {
   const webhooks = yield* Webhooks
 
   /** Only an approved partner has webhooks to receive: before, the service POSTs nothing anywhere for it. */
-  const updateWebhook = Effect.fn("Console.updateWebhook")((session: ConsoleSession, url: string, secret: string | undefined) =>
+  const updateWebhook = Command.fn("Console.updateWebhook")((session: ConsoleSession, url: string, secret: string | undefined) =>
     Effect.zipRight(approvedPartner(partners, session), webhooks.setUrl(session.partnerId, url, secret)))
 
   return { updateWebhook } as const

@@ -1,3 +1,4 @@
+import * as Command from "../observability/Command.js"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
@@ -80,7 +81,7 @@ export class Customers extends Effect.Service<Customers>()("Customers", {
       })
 
     /** Registers a customer; an email already registered for this partner is CUSTOMER_ALREADY_EXISTS. */
-    const create = Effect.fn("Customers.create")(
+    const create = Command.fn("Customers.create")(
       (partnerId: PartnerId, input: CreateCustomer) => transaction(insertAndRecord(partnerId, input)),
       // The repository's unique violation on (partner, email): a concurrent registration of the same email won.
       Effect.catchTag("DuplicateCustomerEmail", () => Effect.fail(duplicate)),
@@ -91,13 +92,13 @@ export class Customers extends Effect.Service<Customers>()("Customers", {
     )
 
     /** The partner's customer, or the one 403 that unknown, malformed and foreign ids all share. */
-    const getOwned = Effect.fn("Customers.getOwned")(function*(partnerId: PartnerId, customerId: CustomerId) {
+    const getOwned = Command.fn("Customers.getOwned")(function*(partnerId: PartnerId, customerId: CustomerId) {
       const row = yield* repo.findOwned(partnerId, customerId)
       if (Option.isNone(row)) return yield* CustomerForbidden.standard()
       return row.value
     })
 
-    const list = Effect.fn("Customers.list")(
+    const list = Command.fn("Customers.list")(
       (partnerId: string, page: PageRequest) =>
         paginate({ list: "customers", partnerId }, page, ({ beforeSeq, limit }) => repo.page(partnerId, beforeSeq, limit), (row) => String(row.seq)),
       Effect.map((result): Page<Customer> => ({ items: result.items.map(toCustomer), nextCursor: result.nextCursor })),
@@ -105,7 +106,7 @@ export class Customers extends Effect.Service<Customers>()("Customers", {
     )
 
     /** Sets `verifiedAt` the first time only (a first approved Tier 1), in the caller's transaction. */
-    const markVerified = Effect.fn("Customers.markVerified")((customerId: string, at: Date) =>
+    const markVerified = Command.fn("Customers.markVerified")((customerId: string, at: Date) =>
       repo.markVerified(customerId, at).pipe(Effect.asVoid))
 
     return { create, getOwned, list, markVerified } as const

@@ -1,3 +1,4 @@
+import * as Command from "../observability/Command.js"
 import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Layer } from "effect"
 import { catchSqlDefect } from "./Rows.js"
@@ -73,7 +74,7 @@ export class PgliteMaintenance extends Effect.Service<PgliteMaintenance>()("Pgli
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const activity = Effect.fn("PgliteMaintenance.activity")(function*() {
+    const activity = Command.fn("PgliteMaintenance.activity")(function*() {
       const rows = yield* sql<{
         schema: string; table: string; reltuples: number; relpages: number; pages: number
         modifiedSinceAnalyze: string; deadTuples: string; insertedSinceVacuum: string
@@ -102,7 +103,7 @@ export class PgliteMaintenance extends Effect.Service<PgliteMaintenance>()("Pgli
      * ~20–50 ms instead of ~300–500 ms of the one connection (docs/performance.md). The setting is the session's
      * (PGlite has one), set for the round and reset after it.
      */
-    const runDue = Effect.fn("PgliteMaintenance.runDue")(function*() {
+    const runDue = Command.fn("PgliteMaintenance.runDue")(function*() {
       const due = (yield* activity()).flatMap((table) => {
         const work = dueWork(table)
         return work === undefined ? [] : [{ table, work }]

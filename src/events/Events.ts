@@ -1,3 +1,4 @@
+import * as Command from "../observability/Command.js"
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Context, Effect, Layer, Option, PubSub, Ref, Schema } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
@@ -168,15 +169,15 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
     })
 
     /** Newest first (or oldest first after `afterSeq`). */
-    const list = Effect.fn("Outbox.list")((query: EventQuery) =>
+    const list = Command.fn("Outbox.list")((query: EventQuery) =>
       repo.list(query).pipe(Effect.map((rows) => rows.map(fromRow))))
 
     /** One event of the partner (`id` a uuid). */
-    const find = Effect.fn("Outbox.find")((partnerId: string, id: string) =>
+    const find = Command.fn("Outbox.find")((partnerId: string, id: string) =>
       repo.find({ partnerId, id }).pipe(Effect.map(Option.map(fromRow))))
 
     /** The events of one resource (named by id or by their data), oldest first, at most `limit`. */
-    const related = Effect.fn("Outbox.related")((query: RelatedQuery) =>
+    const related = Command.fn("Outbox.related")((query: RelatedQuery) =>
       Effect.map(repo.related(query), (rows) => rows.map(fromRow)))
 
     return { record, prepare, list, find, related } as const

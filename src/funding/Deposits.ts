@@ -1,3 +1,4 @@
+import * as Command from "../observability/Command.js"
 import { SqlClient } from "@effect/sql"
 import type { CustomerId, PartnerId } from "../api/Ids.js"
 import { Effect, Option } from "effect"
@@ -113,7 +114,7 @@ export class Deposits extends Effect.Service<Deposits>()("Deposits", {
      * One address per supported network, issued on the first read and the same on every later read. Read first;
      * only a customer still missing an address issues them, as a command of the customer's actor.
      */
-    const addresses = Effect.fn("Deposits.addresses")(
+    const addresses = Command.fn("Deposits.addresses")(
       function*(customer: Customer) {
         const stored = yield* repo.addresses(customer.id)
         const byNetwork = stored.length === networks.length
@@ -241,7 +242,7 @@ export class Deposits extends Effect.Service<Deposits>()("Deposits", {
      * The chain rail's entry point for a confirmed on-chain deposit to the customer's address (or an unsupported
      * one, `unsupported: true`): from the sandbox control, or a live custody provider's callback.
      */
-    const check = Effect.fn("Deposits.check")(function*(input: ConfirmedDeposit) {
+    const check = Command.fn("Deposits.check")(function*(input: ConfirmedDeposit) {
       const planned = yield* plan(input)
       if (!chain.isValidTxHash(planned.addressNetwork, input.txHash)) {
         return yield* new BadRequest({
@@ -251,7 +252,7 @@ export class Deposits extends Effect.Service<Deposits>()("Deposits", {
       return planned
     })
 
-    const receive = Effect.fn("Deposits.receive")(function*(partnerId: PartnerId, customerId: CustomerId, input: ConfirmedDeposit) {
+    const receive = Command.fn("Deposits.receive")(function*(partnerId: PartnerId, customerId: CustomerId, input: ConfirmedDeposit) {
       const planned = yield* check(input)
       return yield* actors.run(partnerId, customerId, (customer) => record(partnerId, customer, input, planned))
     })

@@ -1,3 +1,4 @@
+import * as Command from "../observability/Command.js"
 import { Effect, Option, Schema } from "effect"
 import { CustomerId, parseId, PartnerId, storedId } from "../api/Ids.js"
 import { ServiceClock } from "../clock/ServiceClock.js"
@@ -287,7 +288,7 @@ export class FundingCharges extends Effect.Service<FundingCharges>()("FundingCha
      * Opens a charge for the customer (idempotent by `reference`). `eftBaseUrl` is where the EFT page is
      * (`<PUBLIC_BASE_URL>/api/v1/sandbox/eft`); null when there is none (production).
      */
-    const create = Effect.fn("FundingCharges.create")((
+    const create = Command.fn("FundingCharges.create")((
       partnerId: PartnerId,
       customerId: CustomerId,
       input: { readonly amount: number; readonly reference?: string | undefined },
@@ -307,7 +308,7 @@ export class FundingCharges extends Effect.Service<FundingCharges>()("FundingCha
         }))
     )
 
-    const list = Effect.fn("FundingCharges.list")(
+    const list = Command.fn("FundingCharges.list")(
       function*(customer: Customer, page: PageRequest) {
         const now = yield* clock.now
         const result = yield* paginate(
@@ -321,7 +322,7 @@ export class FundingCharges extends Effect.Service<FundingCharges>()("FundingCha
       Effect.provideService(Cursors, cursors)
     )
 
-    const get = Effect.fn("FundingCharges.get")(
+    const get = Command.fn("FundingCharges.get")(
       function*(customer: Customer, chargeId: string) {
         if (!isUuid(chargeId)) return yield* FundingChargeNotFound.standard()
         const row = yield* repo.charge(chargeId.toLowerCase())
@@ -334,7 +335,7 @@ export class FundingCharges extends Effect.Service<FundingCharges>()("FundingCha
      * The bank rail's entry point for a charge's payment: the payer's money arrived (the whole amount unless
      * `amount` says otherwise), from a simulator job, the sandbox control or a live bank's callback.
      */
-    const settle = Effect.fn("FundingCharges.settle")(
+    const settle = Command.fn("FundingCharges.settle")(
       function*(partnerId: string, chargeId: string, amount: number | undefined) {
         const found = yield* ownedByPartner(partnerId, chargeId)
         const result = yield* actors.run(storedId(PartnerId, found.partnerId), storedId(CustomerId, found.customerId), () => payLocked(found.id, amount))
@@ -344,7 +345,7 @@ export class FundingCharges extends Effect.Service<FundingCharges>()("FundingCha
     )
 
     /** The EFT page: the charge behind a redirect token. */
-    const eftPage = Effect.fn("FundingCharges.eftPage")(function*(token: string) {
+    const eftPage = Command.fn("FundingCharges.eftPage")(function*(token: string) {
       const row = yield* byToken(token)
       return {
         charge: toCharge(row, yield* clock.now),
@@ -354,7 +355,7 @@ export class FundingCharges extends Effect.Service<FundingCharges>()("FundingCha
     })
 
     /** The customer's choice on the EFT page. */
-    const eftDecide = Effect.fn("FundingCharges.eftDecide")(
+    const eftDecide = Command.fn("FundingCharges.eftDecide")(
       function*(token: string, action: "authorize" | "cancel") {
         const found = yield* byToken(token)
         const partnerName = yield* partners.name(found.partnerId)
@@ -391,7 +392,7 @@ export class FundingCharges extends Effect.Service<FundingCharges>()("FundingCha
     })
 
     /** The partner's charges waiting for the payer (PENDING, not expired), newest first by (createdAt, id). */
-    const pending = Effect.fn("FundingCharges.pending")(
+    const pending = Command.fn("FundingCharges.pending")(
       function*(query: CreatedPageQuery) {
         const now = yield* clock.now
         return (yield* repo.pendingCharges(query, now)).map((row) => toCharge(row, now))

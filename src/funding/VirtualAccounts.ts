@@ -1,3 +1,4 @@
+import * as Command from "../observability/Command.js"
 import { SqlClient } from "@effect/sql"
 import type { CustomerId, PartnerId } from "../api/Ids.js"
 import { Effect, Option } from "effect"
@@ -84,7 +85,7 @@ export class VirtualAccounts extends Effect.Service<VirtualAccounts>()("VirtualA
      * The customer's dedicated account, issued on the first read; NGN needs Tier 1 approved first. Read first;
      * only a customer without an account issues one, as a command of the customer's actor.
      */
-    const getOrIssue = Effect.fn("VirtualAccounts.getOrIssue")(
+    const getOrIssue = Command.fn("VirtualAccounts.getOrIssue")(
       function*(customer: Customer) {
         const existing = yield* repo.virtualAccount(customer.id)
         if (Option.isSome(existing)) return toView(existing.value)
@@ -107,7 +108,7 @@ export class VirtualAccounts extends Effect.Service<VirtualAccounts>()("VirtualA
      * The bank rail's entry point for a transfer that arrived in the customer's virtual account: from the sandbox
      * control, or a live bank's callback.
      */
-    const credit = Effect.fn("VirtualAccounts.credit")((
+    const credit = Command.fn("VirtualAccounts.credit")((
       partnerId: PartnerId,
       customerId: CustomerId,
       input: { readonly amount: number; readonly narration?: string | undefined }

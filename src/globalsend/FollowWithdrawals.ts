@@ -1,3 +1,4 @@
+import * as Command from "../observability/Command.js"
 import { Effect, Layer, Option } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import type { PayoutOutcome } from "../rails/Bank.js"
@@ -18,7 +19,7 @@ export const layer = Layer.effect(
     const clock = yield* ServiceClock
     const record = yield* makeRecord
 
-    const settled = Effect.fn("GlobalSends.followWithdrawal")(function*(withdrawal: WithdrawalRow, move: PayoutOutcome) {
+    const settled = Command.fn("GlobalSends.followWithdrawal")(function*(withdrawal: WithdrawalRow, move: PayoutOutcome) {
       // Only a one-off account's payout (no saved account) can be a domestic send's: no query for the others.
       if (withdrawal.bankAccountId !== null) return
       const found = yield* repo.byWithdrawal(withdrawal.id)

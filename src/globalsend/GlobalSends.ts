@@ -1,3 +1,4 @@
+import * as Command from "../observability/Command.js"
 import { type BigDecimal, Effect, Either, Option } from "effect"
 import { CustomerId, PartnerId, storedId } from "../api/Ids.js"
 import { Customers } from "../customers/Customers.js"
@@ -154,7 +155,7 @@ export class GlobalSends extends Effect.Service<GlobalSends>()("GlobalSends", {
           )
         }))
 
-    const initiate = Effect.fn("GlobalSends.initiate")(function*(partnerId: PartnerId, customerId: CustomerId, body: GlobalSendBody) {
+    const initiate = Command.fn("GlobalSends.initiate")(function*(partnerId: PartnerId, customerId: CustomerId, body: GlobalSendBody) {
       const owned = yield* customers.getOwned(partnerId, customerId)
       if (body.reference === "." || body.reference === "..") {
         return yield* new BadRequest({ message: "reference: \".\" and \"..\" cannot name a global send (they are dot segments in its URL)" })
@@ -178,7 +179,7 @@ export class GlobalSends extends Effect.Service<GlobalSends>()("GlobalSends", {
         )
 
     /** The payout partner's outcome of one of the partner's cross-border sends, by our id: the settlement entry point. */
-    const settle = Effect.fn("GlobalSends.settle")(function*(partnerId: string, sendId: string, outcome: PayoutOutcome) {
+    const settle = Command.fn("GlobalSends.settle")(function*(partnerId: string, sendId: string, outcome: PayoutOutcome) {
       if (!isUuid(sendId) || !isUuid(partnerId)) return yield* GlobalSendNotFound.standard()
       const found = yield* repo.forPartner(partnerId, sendId.toLowerCase())
       if (Option.isNone(found)) return yield* GlobalSendNotFound.standard()
@@ -186,7 +187,7 @@ export class GlobalSends extends Effect.Service<GlobalSends>()("GlobalSends", {
     })
 
     /** The same for a sandbox control naming the send by its (owned) customer and reference. */
-    const settleByReference = Effect.fn("GlobalSends.settleByReference")(
+    const settleByReference = Command.fn("GlobalSends.settleByReference")(
       function*(customer: Customer, reference: string, outcome: PayoutOutcome) {
         const found = yield* repo.byReference(customer.id, reference)
         if (Option.isNone(found)) return yield* GlobalSendNotFound.standard()
@@ -194,7 +195,7 @@ export class GlobalSends extends Effect.Service<GlobalSends>()("GlobalSends", {
       }
     )
 
-    const list = Effect.fn("GlobalSends.list")(
+    const list = Command.fn("GlobalSends.list")(
       (customer: Customer, page: PageRequest) =>
         paginate(
           { list: "global-sends", partnerId: customer.partnerId, customerId: customer.id },
@@ -206,14 +207,14 @@ export class GlobalSends extends Effect.Service<GlobalSends>()("GlobalSends", {
       Effect.provideService(Cursors, cursors)
     )
 
-    const get = Effect.fn("GlobalSends.get")(function*(customer: Customer, reference: string) {
+    const get = Command.fn("GlobalSends.get")(function*(customer: Customer, reference: string) {
       const row = yield* repo.byReference(customer.id, reference)
       if (Option.isNone(row)) return yield* GlobalSendNotFound.standard()
       return toGlobalSend(row.value)
     })
 
     /** The partner's cross-border sends awaiting the payout partner, newest first. */
-    const processing = Effect.fn("GlobalSends.processing")((query: CreatedPageQuery) =>
+    const processing = Command.fn("GlobalSends.processing")((query: CreatedPageQuery) =>
       repo.processing(query))
 
     return { initiate, list, get, settle, settleByReference, processing } as const

@@ -1,3 +1,4 @@
+import * as Command from "../observability/Command.js"
 import { Effect, Option } from "effect"
 import { CustomerId, PartnerId, storedId } from "../api/Ids.js"
 import { Customers } from "../customers/Customers.js"
@@ -67,7 +68,7 @@ export class Enrolments extends Effect.Service<Enrolments>()("Enrolments", {
     const decisions = yield* EnrolmentDecisions.make(store)
 
     /** A Tier 3 submission: sent per destination group to its payout partner (src/international/SubmitTier3.ts). */
-    const submitTier3 = Effect.fn("Enrolments.submitTier3")(function*(partnerId: PartnerId, customerId: CustomerId, body: Tier3Body) {
+    const submitTier3 = Command.fn("Enrolments.submitTier3")(function*(partnerId: PartnerId, customerId: CustomerId, body: Tier3Body) {
       const owned = yield* customers.getOwned(partnerId, customerId)
       // Outside the transaction: the live rate, in case USDT does not cover a fee (no network under the lock).
       const prices = yield* exchange.prices(partnerId, owned.currency).pipe(Effect.option)
@@ -75,17 +76,17 @@ export class Enrolments extends Effect.Service<Enrolments>()("Enrolments", {
     })
 
     /** The customer's status in every destination group. */
-    const status = Effect.fn("Enrolments.status")((partnerId: PartnerId, customerId: CustomerId) =>
+    const status = Command.fn("Enrolments.status")((partnerId: PartnerId, customerId: CustomerId) =>
       Effect.flatMap(customers.getOwned(partnerId, customerId), store.currentStatus)
     )
 
     /** Sends a REJECTED or NEEDS_ATTENTION group's newest Tier 3 content to its payout partner again. */
-    const resend = Effect.fn("Enrolments.resend")((partnerId: PartnerId, customerId: CustomerId, group: DestinationGroupKey) =>
+    const resend = Command.fn("Enrolments.resend")((partnerId: PartnerId, customerId: CustomerId, group: DestinationGroupKey) =>
       actors.run(partnerId, customerId, (customer) => decisions.resend(customer, group))
     )
 
     /** Marks a group NEEDS_ATTENTION with the partner's reason (a send not answered yet is withdrawn). */
-    const reject = Effect.fn("Enrolments.reject")(
+    const reject = Command.fn("Enrolments.reject")(
       (partnerId: PartnerId, customerId: CustomerId, group: DestinationGroupKey, reason: string) =>
         actors.run(partnerId, customerId, (customer) => decisions.reject(customer, group, reason))
     )
@@ -95,7 +96,7 @@ export class Enrolments extends Effect.Service<Enrolments>()("Enrolments", {
      * point. `attempt` is the send it answers (a job's); an answer to an older send changes nothing. A decision the
      * enrolment's status does not allow: 400 INTERNATIONAL_GROUP_STATE_CONFLICT.
      */
-    const decide = Effect.fn("Enrolments.decide")(
+    const decide = Command.fn("Enrolments.decide")(
       function*(partnerId: string, enrolmentId: string, attempt: number, decision: EnrolmentDecision) {
         if (!isUuid(enrolmentId)) return yield* new BadRequest({ message: "enrolmentId: must be a uuid" })
         const found = yield* repo.forPartner(partnerId, enrolmentId.toLowerCase())
@@ -112,7 +113,7 @@ export class Enrolments extends Effect.Service<Enrolments>()("Enrolments", {
     )
 
     /** The same by hand (sandbox control): the customer's enrolment in `group`, whatever its attempt. */
-    const decideGroup = Effect.fn("Enrolments.decideGroup")(
+    const decideGroup = Command.fn("Enrolments.decideGroup")(
       (partnerId: PartnerId, customerId: CustomerId, group: DestinationGroupKey, decision: EnrolmentDecision) =>
         actors.run(partnerId, customerId, (customer) =>
           Effect.gen(function*() {
@@ -126,12 +127,12 @@ export class Enrolments extends Effect.Service<Enrolments>()("Enrolments", {
     )
 
     /** The customer's status in a group (NOT_STARTED without an enrolment): global send's gate, in its transaction. */
-    const groupStatus = Effect.fn("Enrolments.groupStatus")((customerId: string, group: DestinationGroupKey) =>
+    const groupStatus = Command.fn("Enrolments.groupStatus")((customerId: string, group: DestinationGroupKey) =>
       Effect.map(store.rowOfGroup(customerId, group), (row): GroupStatus => row?.status ?? "NOT_STARTED")
     )
 
     /** The partner's enrolments awaiting the payout partner (PENDING or REVIEW), newest first. */
-    const awaiting = Effect.fn("Enrolments.awaiting")((query: CreatedPageQuery) => repo.awaiting(query))
+    const awaiting = Command.fn("Enrolments.awaiting")((query: CreatedPageQuery) => repo.awaiting(query))
 
     return { submitTier3, status, resend, reject, decide, decideGroup, groupStatus, awaiting } as const
   }),

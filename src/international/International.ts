@@ -1,3 +1,4 @@
+import * as Command from "../observability/Command.js"
 import { Effect, Option } from "effect"
 import type { CustomerId, PartnerId } from "../api/Ids.js"
 import { ServiceClock } from "../clock/ServiceClock.js"
@@ -30,12 +31,12 @@ export class International extends Effect.Service<International>()("Internationa
     const clock = yield* ServiceClock
 
     /** The corridors for one of the partner's customers (403 for any other id), as the payout partners serve them. */
-    const corridors = Effect.fn("International.corridors")((partnerId: PartnerId, customerId: CustomerId) =>
+    const corridors = Command.fn("International.corridors")((partnerId: PartnerId, customerId: CustomerId) =>
       Effect.zipRight(customers.getOwned(partnerId, customerId), payoutPartners.corridors(partnerId))
     )
 
     /** The partner's fee setting; the default (customers pay, `updatedAt` null) until it is set. */
-    const feeSetting = Effect.fn("International.feeSetting")((partnerId: string) =>
+    const feeSetting = Command.fn("International.feeSetting")((partnerId: string) =>
       repo.find(partnerId).pipe(
         Effect.map(Option.match({
           onNone: () => view(false, null),
@@ -45,7 +46,7 @@ export class International extends Effect.Service<International>()("Internationa
     )
 
     /** Sets who pays the partner's customers' registration fees. */
-    const setFeeSetting = Effect.fn("International.setFeeSetting")(
+    const setFeeSetting = Command.fn("International.setFeeSetting")(
       function*(partnerId: string, paysForCustomers: boolean) {
         const updatedAt = yield* clock.now
         const row = yield* repo.upsert({ partnerId, paysForCustomers, updatedAt })

@@ -1,3 +1,4 @@
+import * as Command from "../observability/Command.js"
 import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Layer, Option, Queue, type Schema } from "effect"
 import { forInstance, forPartner, ServiceClock } from "../clock/ServiceClock.js"
@@ -108,7 +109,7 @@ export class Jobs extends Effect.Service<Jobs>()("Jobs", {
       fields.runAt.getTime() - fields.now.getTime() < idlePollMs ? Effect.asVoid(Queue.offer(scheduled, undefined)) : Effect.void
 
     /** Writes a job in the current transaction (if any) and wakes the daemon when it is due before the next poll. */
-    const schedule = Effect.fn("Jobs.schedule")(function*(job: NewJob) {
+    const schedule = Command.fn("Jobs.schedule")(function*(job: NewJob) {
       const fields = yield* fieldsOf(job)
       const row = yield* repo.insert(fields)
       yield* wakeFor(fields)
@@ -121,7 +122,7 @@ export class Jobs extends Effect.Service<Jobs>()("Jobs", {
      * insert to pass to the journal (`Ledger.carryAll`; nothing when there is no job), and `recorded`, to run after
      * the journal, which wakes the daemon as `schedule` does. A refused journal writes no job.
      */
-    const carry = Effect.fn("Jobs.carry")(function*(job: Option.Option<NewJob>) {
+    const carry = Command.fn("Jobs.carry")(function*(job: Option.Option<NewJob>) {
       if (Option.isNone(job)) return { carried: noCarried, recorded: Effect.void } as const
       const { now, ...fields } = yield* fieldsOf(job.value)
       const carried = repo.insertCarried({ ...fields, status: "PENDING", attempts: 0, createdAt: now, updatedAt: now })
@@ -137,7 +138,7 @@ export class Jobs extends Effect.Service<Jobs>()("Jobs", {
       payload: Schema.Schema<A, I>,
       handler: JobHandler<A>,
       options?: RegisterOptions<A>
-    ) => Effect.Effect<void> = Effect.fn("Jobs.register")(function*(
+    ) => Effect.Effect<void> = Command.fn("Jobs.register")(function*(
       kind: string,
       payload: Schema.Schema<any, any>,
       handler: JobHandler<any>,
@@ -147,7 +148,7 @@ export class Jobs extends Effect.Service<Jobs>()("Jobs", {
       yield* Queue.offer(scheduled, undefined)
     })
 
-    const get = Effect.fn("Jobs.get")((id: string) => repo.find(id))
+    const get = Command.fn("Jobs.get")((id: string) => repo.find(id))
 
     /** Runs every job due now (bounded by `drainJobsMax`); returns how many ran (succeeded or failed). */
     const runDue = yield* JobRunner.make({ repo, registry, sql, bus, clock })
@@ -163,7 +164,7 @@ export class Jobs extends Effect.Service<Jobs>()("Jobs", {
      * The partner's pending jobs of registered kinds due by `until` (what a clock advance to `until` runs), soonest
      * first (run_at, then id), after `after`; at most `limit`, each described.
      */
-    const duePage = Effect.fn("Jobs.duePage")(function*(query: DueQuery) {
+    const duePage = Command.fn("Jobs.duePage")(function*(query: DueQuery) {
       const registered = yield* registry.all
       if (registered.size === 0) return []
       const rows = yield* repo.findDue({
@@ -184,7 +185,7 @@ export class Jobs extends Effect.Service<Jobs>()("Jobs", {
      * When the partner's earliest pending job of `kind` whose payload field `field` is each of `values` runs
      * (values without one are absent): how a rail tells when it answers an operation by itself.
      */
-    const pendingRunAt = Effect.fn("Jobs.pendingRunAt")(
+    const pendingRunAt = Command.fn("Jobs.pendingRunAt")(
       (partnerId: string, kind: string, field: string, values: ReadonlyArray<string>) =>
         values.length === 0
           ? Effect.succeed<ReadonlyMap<string, Date>>(new Map())

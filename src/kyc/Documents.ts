@@ -1,3 +1,4 @@
+import * as Command from "../observability/Command.js"
 import { Effect, Option } from "effect"
 import type { CustomerId, DocumentId, PartnerId } from "../api/Ids.js"
 import * as Crypto from "node:crypto"
@@ -55,7 +56,7 @@ export class Documents extends Effect.Service<Documents>()("KycDocuments", {
     const ids = yield* Ids
 
     /** Stores an upload of the partner's customer: not empty, at most 5 MB, a JPEG, PNG or PDF by its first bytes. */
-    const upload = Effect.fn("KycDocuments.upload")(
+    const upload = Command.fn("KycDocuments.upload")(
       function*(partnerId: PartnerId, customerId: CustomerId, input: { readonly bytes: Uint8Array; readonly type: DocumentType }) {
         const customer = yield* customers.getOwned(partnerId, customerId)
         if (input.bytes.length === 0) return yield* new BadRequest({ message: "file: is empty" })
@@ -81,7 +82,7 @@ export class Documents extends Effect.Service<Documents>()("KycDocuments", {
     )
 
     /** A document of the partner's customer with its content (404 for an unknown or malformed id). */
-    const read = Effect.fn("KycDocuments.read")(function*(partnerId: PartnerId, customerId: CustomerId, documentId: DocumentId) {
+    const read = Command.fn("KycDocuments.read")(function*(partnerId: PartnerId, customerId: CustomerId, documentId: DocumentId) {
       const customer = yield* customers.getOwned(partnerId, customerId)
       const found = yield* repo.documentContent(customer.id, documentId)
       if (Option.isNone(found)) return yield* documentMissing()
@@ -93,7 +94,7 @@ export class Documents extends Effect.Service<Documents>()("KycDocuments", {
     })
 
     /** A document of this customer (any partner check is the caller's), or undefined. */
-    const find = Effect.fn("KycDocuments.find")((customerId: string, documentId: string) =>
+    const find = Command.fn("KycDocuments.find")((customerId: string, documentId: string) =>
       isUuid(documentId)
         ? repo.findDocument(customerId, documentId.toLowerCase()).pipe(
           Effect.map((row) => Option.getOrUndefined(Option.map(row, toStored)))

@@ -1,3 +1,4 @@
+import * as Command from "../observability/Command.js"
 import { SqlClient } from "@effect/sql"
 import type { CustomerId, PartnerId } from "../api/Ids.js"
 import { Effect, Option } from "effect"
@@ -35,20 +36,20 @@ export class Kyc extends Effect.Service<Kyc>()("Kyc", {
     const { requestReverification, satisfyReverificationOf } = yield* KycReverifications.make(repo, steps)
 
     /** The customer's KYC records, every tier. */
-    const records = Effect.fn("Kyc.records")(function*(partnerId: PartnerId, customerId: CustomerId) {
+    const records = Command.fn("Kyc.records")(function*(partnerId: PartnerId, customerId: CustomerId) {
       const customer = yield* customers.getOwned(partnerId, customerId)
       return (yield* repo.listRecords(customer.id)).map(toRecord)
     })
 
     /** The customer's open re-verification request, or null. */
-    const reverification = Effect.fn("Kyc.reverification")(function*(partnerId: PartnerId, customerId: CustomerId) {
+    const reverification = Command.fn("Kyc.reverification")(function*(partnerId: PartnerId, customerId: CustomerId) {
       const customer = yield* customers.getOwned(partnerId, customerId)
       const open = Option.getOrUndefined(yield* repo.findOpenReverification(customer.id, false))
       return open === undefined ? null : toReverification(open)
     })
 
     /** The customer's tiers, records and what is required next. */
-    const summary = Effect.fn("Kyc.summary")(function*(partnerId: PartnerId, customerId: CustomerId) {
+    const summary = Command.fn("Kyc.summary")(function*(partnerId: PartnerId, customerId: CustomerId) {
       const customer = yield* customers.getOwned(partnerId, customerId)
       // One snapshot, so that the tiers, the records and nextRequired agree with each other.
       const { open, rows } = yield* sql.withTransaction(Effect.all({
@@ -59,7 +60,7 @@ export class Kyc extends Effect.Service<Kyc>()("Kyc", {
     })
 
     /** The status of the customer's newest submission of a tier (NOT_STARTED when none): for other modules' gates. */
-    const tierStatus = Effect.fn("Kyc.tierStatus")((customerId: string, level: Level) =>
+    const tierStatus = Command.fn("Kyc.tierStatus")((customerId: string, level: Level) =>
       repo.findLatestRecord(customerId, level, false).pipe(
         Effect.map(Option.match({ onNone: (): KycStatus => "NOT_STARTED", onSome: (row) => row.status }))
       )
@@ -69,17 +70,17 @@ export class Kyc extends Effect.Service<Kyc>()("Kyc", {
      * The partner's tiers awaiting a decision (the newest record of a tier, PENDING or REVIEW), newest first by
      * (createdAt, id), with the reason a record went to review.
      */
-    const awaitingDecision = Effect.fn("Kyc.awaitingDecision")((query: CreatedPageQuery) =>
+    const awaitingDecision = Command.fn("Kyc.awaitingDecision")((query: CreatedPageQuery) =>
       repo.awaitingDecision(query).pipe(
         Effect.map((rows) => rows.map((row) => ({ record: toRecord(row), reviewReason: row.reviewReason })))
       )
     )
 
     /** The newest level-3 record (its content is the held submission), if any. */
-    const latestTier3 = Effect.fn("Kyc.latestTier3")((customerId: string) => tier3.latestTier3(customerId))
+    const latestTier3 = Command.fn("Kyc.latestTier3")((customerId: string) => tier3.latestTier3(customerId))
 
     /** Writes a Tier 3 submission's record. */
-    const insertTier3 = Effect.fn("Kyc.insertTier3")((input: Parameters<Tier3Records.Tier3Records["insertTier3"]>[0]) =>
+    const insertTier3 = Command.fn("Kyc.insertTier3")((input: Parameters<Tier3Records.Tier3Records["insertTier3"]>[0]) =>
       tier3.insertTier3(input)
     )
 
@@ -87,15 +88,15 @@ export class Kyc extends Effect.Service<Kyc>()("Kyc", {
      * Sets the newest level-3 record to tier 3's status (and reason when REJECTED); when the status changes to REVIEW,
      * APPROVED or REJECTED, emits `kyc.status_updated`. No record (nothing submitted yet): nothing to do.
      */
-    const syncTier3 = Effect.fn("Kyc.syncTier3")((customerId: string, status: RecordStatus, reason: string | null) =>
+    const syncTier3 = Command.fn("Kyc.syncTier3")((customerId: string, status: RecordStatus, reason: string | null) =>
       tier3.syncTier3(customerId, status, reason)
     )
 
     /** The open re-verification's outstanding items (empty when none is open). */
-    const outstandingItems = Effect.fn("Kyc.outstandingItems")((customerId: string) => tier3.outstandingItems(customerId))
+    const outstandingItems = Command.fn("Kyc.outstandingItems")((customerId: string) => tier3.outstandingItems(customerId))
 
     /** Marks these items of the open re-verification as re-submitted (it completes when none are left). */
-    const satisfyItems = Effect.fn("Kyc.satisfyItems")((customerId: string, items: ReadonlyArray<KycItem>) =>
+    const satisfyItems = Command.fn("Kyc.satisfyItems")((customerId: string, items: ReadonlyArray<KycItem>) =>
       tier3.satisfyItems(customerId, items)
     )
 

@@ -1,3 +1,4 @@
+import * as Command from "../observability/Command.js"
 import { Effect } from "effect"
 import type { CustomerId, PartnerId } from "../api/Ids.js"
 import { ServiceClock } from "../clock/ServiceClock.js"
@@ -55,7 +56,7 @@ export const make = (repo: KycRepo.KycRepo, steps: Steps) =>
       })
 
     /** Asks the customer to re-submit these items (each item once). */
-    const requestReverification = Effect.fn("Kyc.requestReverification")(
+    const requestReverification = Command.fn("Kyc.requestReverification")(
       (partnerId: PartnerId, customerId: CustomerId, input: { readonly items: ReadonlyArray<KycItem>; readonly message: string }) => {
         const items = [...new Set(input.items)]
         return command(partnerId, customerId, (customer) => openReverification(partnerId, customer, items, input.message))
@@ -66,7 +67,7 @@ export const make = (repo: KycRepo.KycRepo, steps: Steps) =>
      * For a later tier's submission, inside its transaction: marks the open re-verification's items of `level`
      * as re-submitted (the request completes when none are left).
      */
-    const satisfyReverificationOf = Effect.fn("Kyc.satisfyReverification")((customerId: string, level: Level) =>
+    const satisfyReverificationOf = Command.fn("Kyc.satisfyReverification")((customerId: string, level: Level) =>
       satisfyReverification(customerId, level)
     )
 

@@ -1,3 +1,4 @@
+import * as Command from "../observability/Command.js"
 import { Effect, Option } from "effect"
 import { CustomerId, PartnerId, storedId } from "../api/Ids.js"
 import { ServiceClock } from "../clock/ServiceClock.js"
@@ -60,7 +61,7 @@ export const make = (repo: KycRepo.KycRepo, steps: Steps) =>
         }))
 
     /** Tier 1: the BVN and NIN looked up in the registries (outside any transaction), then the record. */
-    const submitTier1 = Effect.fn("Kyc.submitTier1")(
+    const submitTier1 = Command.fn("Kyc.submitTier1")(
       function*(partnerId: PartnerId, customerId: CustomerId, input: { readonly bvn: string; readonly nin: string }) {
         const customer = yield* customers.getOwned(partnerId, customerId)
         yield* checkEligible(customer.id, 1)
@@ -121,7 +122,7 @@ export const make = (repo: KycRepo.KycRepo, steps: Steps) =>
         }))
 
     /** Tier 2: the ID document and the selfie (uploads of this customer), sent to the identity rail's check. */
-    const submitTier2 = Effect.fn("Kyc.submitTier2")(function*(partnerId: PartnerId, customerId: CustomerId, input: Tier2Body) {
+    const submitTier2 = Command.fn("Kyc.submitTier2")(function*(partnerId: PartnerId, customerId: CustomerId, input: Tier2Body) {
       const customer = yield* customers.getOwned(partnerId, customerId)
       yield* checkEligible(customer.id, 2)
       const front = yield* steps.documentOf(customer.id, input.idDocument.frontUrl, "idDocument.frontUrl", false)
@@ -137,7 +138,7 @@ export const make = (repo: KycRepo.KycRepo, steps: Steps) =>
      * for it, from a simulator job or a live provider's callback. A record decided meanwhile (a reviewer was faster)
      * is left as it is: the verdict has nothing left to decide.
      */
-    const settleDocumentCheck = Effect.fn("Kyc.settleDocumentCheck")(
+    const settleDocumentCheck = Command.fn("Kyc.settleDocumentCheck")(
       function*(partnerId: string, checkId: string, verdict: DocumentCheckVerdict) {
         const notFound = new NotFound({ message: "No document check with this id" })
         if (!isUuid(checkId)) return yield* notFound
@@ -156,7 +157,7 @@ export const make = (repo: KycRepo.KycRepo, steps: Steps) =>
 
     /** A reviewer's decision on the newest Tier 1 or Tier 2 record awaiting one (PENDING or REVIEW). */
     /** A decision's own checks, before any customer's: Tier 3 is not decided here, a rejection needs a reason. */
-    const checkDecision = Effect.fn("Kyc.checkDecision")(function*(
+    const checkDecision = Command.fn("Kyc.checkDecision")(function*(
       level: number,
       decision: { readonly status: "APPROVED" | "REJECTED"; readonly reason?: string | undefined }
     ) {
@@ -172,7 +173,7 @@ export const make = (repo: KycRepo.KycRepo, steps: Steps) =>
       }
     })
 
-    const decide = Effect.fn("Kyc.decide")(function*(
+    const decide = Command.fn("Kyc.decide")(function*(
       partnerId: PartnerId,
       customerId: CustomerId,
       level: number,

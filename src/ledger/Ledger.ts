@@ -1,3 +1,4 @@
+import * as Command from "../observability/Command.js"
 import { SqlClient, type Statement } from "@effect/sql"
 import { Effect } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
@@ -401,7 +402,7 @@ export class Ledger extends Effect.Service<Ledger>()("Ledger", {
 
     const reservation: (id: string) => Effect.Effect<Reservation | undefined> = findReservation
 
-    const balances = Effect.fn("Ledger.balances")((customerId: string): Effect.Effect<ReadonlyArray<CustomerBalance>> =>
+    const balances = Command.fn("Ledger.balances")((customerId: string): Effect.Effect<ReadonlyArray<CustomerBalance>> =>
       sql<{ currency: Asset; kind: "available" | "held"; balance: string }>`
         SELECT currency, kind, balance FROM ledger_accounts WHERE customer_id = ${customerId} ORDER BY currency`.pipe(
         Effect.map((rows) => {

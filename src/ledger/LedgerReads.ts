@@ -1,3 +1,4 @@
+import * as Command from "../observability/Command.js"
 import { SqlClient, SqlSchema } from "@effect/sql"
 import type { CustomerId, PartnerId } from "../api/Ids.js"
 import { Effect, Schema } from "effect"
@@ -30,7 +31,7 @@ const makeBalances = (sql: SqlClient.SqlClient) =>
     const cursors = yield* Cursors
 
     /** The customer's available balances: the fiat currency first (0 before any money), then every other one. */
-    const balances = Effect.fn("LedgerReads.balances")((customer: Customer): Effect.Effect<ReadonlyArray<BalanceEntry>> =>
+    const balances = Command.fn("LedgerReads.balances")((customer: Customer): Effect.Effect<ReadonlyArray<BalanceEntry>> =>
       Effect.map(ledger.balances(customer.id), (rows) => {
         const fiat = customer.currency
         const others = rows.filter((row) => row.currency !== fiat)
@@ -61,7 +62,7 @@ const makeBalances = (sql: SqlClient.SqlClient) =>
      * The balances of the partner's customer, ownership checked in the same statement (one round trip): the one 403
      * that unknown, malformed and foreign ids all share otherwise.
      */
-    const ownedBalances = Effect.fn("LedgerReads.ownedBalances")(function*(partnerId: PartnerId, customerId: CustomerId) {
+    const ownedBalances = Command.fn("LedgerReads.ownedBalances")(function*(partnerId: PartnerId, customerId: CustomerId) {
       if (!isUuid(customerId) || !isUuid(partnerId)) return yield* CustomerForbidden.standard()
       const rows = yield* findOwnedBalances({ partnerId, customerId: customerId.toLowerCase() }).pipe(
         Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die })
@@ -117,7 +118,7 @@ const makeBalances = (sql: SqlClient.SqlClient) =>
      * account. One statement per page. A `customerId` (a uuid) narrows the list to that customer, if it is the
      * partner's.
      */
-    const customerBalances = Effect.fn("LedgerReads.customerBalances")((
+    const customerBalances = Command.fn("LedgerReads.customerBalances")((
       partnerId: string,
       page: PageRequest & { readonly customerId?: string | undefined }
     ): Effect.Effect<Page<CustomerBalancesView>, InvalidCursor> => {
@@ -166,7 +167,7 @@ const makeHistory = (sql: SqlClient.SqlClient) =>
     })
 
     /** The customer's entries on available accounts, newest first, optionally of one currency. */
-    const entries = Effect.fn("LedgerReads.entries")((
+    const entries = Command.fn("LedgerReads.entries")((
       customer: Customer,
       page: PageRequest & { readonly currency?: string | undefined }
     ): Effect.Effect<Page<LedgerEntryView>, InvalidCursor> => {
@@ -198,7 +199,7 @@ const makeHistory = (sql: SqlClient.SqlClient) =>
      * The resource of the customer's transaction recorded with event `eventId`, if any. Looked up through the
      * customer's accounts (journal rows have no index by event: this read is the sandbox's, not the hot path's).
      */
-    const resourceOfEvent = Effect.fn("LedgerReads.resourceOfEvent")((
+    const resourceOfEvent = Command.fn("LedgerReads.resourceOfEvent")((
       customerId: string,
       eventId: string
     ): Effect.Effect<{ readonly type: string; readonly id: string } | undefined> =>
@@ -222,7 +223,7 @@ const makeHistory = (sql: SqlClient.SqlClient) =>
     })
 
     /** Every transaction of the partner's resource, oldest first, with its entries (the sandbox's event chain). */
-    const resourceTransactions = Effect.fn("LedgerReads.resourceTransactions")((
+    const resourceTransactions = Command.fn("LedgerReads.resourceTransactions")((
       partnerId: string,
       resourceType: string,
       resourceId: string

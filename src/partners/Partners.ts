@@ -1,3 +1,4 @@
+import * as Command from "../observability/Command.js"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { enterPartner, ServiceClock } from "../clock/ServiceClock.js"
@@ -102,7 +103,7 @@ export class Partners extends Effect.Service<Partners>()("Partners", {
         return { partner, apiKey }
       })
 
-    const create = Effect.fn("Partners.create")(function*(input: { readonly name: string; readonly kybStatus: KybStatus }) {
+    const create = Command.fn("Partners.create")(function*(input: { readonly name: string; readonly kybStatus: KybStatus }) {
       const apiKey = keyPrefix + base62(yield* ids.bytes(32))
       return yield* inTransaction(insertPartner({ ...input, isDemo: false }, apiKey))
     })
@@ -173,7 +174,7 @@ export class Partners extends Effect.Service<Partners>()("Partners", {
           })
         )
 
-    const setKyb = Effect.fn("Partners.setKyb")((partnerId: string, status: KybStatus, reason: string | null) =>
+    const setKyb = Command.fn("Partners.setKyb")((partnerId: string, status: KybStatus, reason: string | null) =>
       inTransaction(Effect.gen(function*() {
         const partner = yield* repo.updateKyb(partnerId, status, reason, yield* clock.now)
         yield* caches.announce(cacheTopic, partnerId)
@@ -201,7 +202,7 @@ export class Partners extends Effect.Service<Partners>()("Partners", {
     }).pipe(Effect.withSpan("Partners.ensureDemo"))
 
     /** The partner's business name, as a payer sees it (a charge's account name, the EFT page). */
-    const name = Effect.fn("Partners.name")((partnerId: string) =>
+    const name = Command.fn("Partners.name")((partnerId: string) =>
       repo.find(partnerId).pipe(
         Effect.flatMap(Option.match({
           onNone: () => Effect.dieMessage(`partners: no partner ${partnerId}`),
@@ -213,11 +214,11 @@ export class Partners extends Effect.Service<Partners>()("Partners", {
      * A partner signed up in the console: KYB `PENDING`, no key and no event (nothing to announce before KYB). Runs in
      * the caller's transaction.
      */
-    const createWithoutKey = Effect.fn("Partners.createWithoutKey")((name: string) =>
+    const createWithoutKey = Command.fn("Partners.createWithoutKey")((name: string) =>
       insertRow({ name, kybStatus: "PENDING", isDemo: false }))
 
     /** A new key for the partner (shown once), every earlier key revoked at once (rotation; also the first key). */
-    const rotateKey = Effect.fn("Partners.rotateKey")((partnerId: string) =>
+    const rotateKey = Command.fn("Partners.rotateKey")((partnerId: string) =>
       inTransaction(Effect.gen(function*() {
         // Rotations of one partner take turns (the partner row locked): each revokes every key the previous made.
         yield* sql`SELECT id FROM partners WHERE id = ${partnerId} FOR UPDATE`
@@ -231,9 +232,9 @@ export class Partners extends Effect.Service<Partners>()("Partners", {
       })))
 
     /** The partner's keys, newest first, without secrets. */
-    const listKeys = Effect.fn("Partners.listKeys")((partnerId: string) => repo.listKeys(partnerId))
+    const listKeys = Command.fn("Partners.listKeys")((partnerId: string) => repo.listKeys(partnerId))
 
-    const find = Effect.fn("Partners.find")((partnerId: string) => repo.find(partnerId))
+    const find = Command.fn("Partners.find")((partnerId: string) => repo.find(partnerId))
 
     return { create, authenticate, requireApproved, setKyb, name, ensureDemo, createWithoutKey, rotateKey, listKeys, find } as const
   }),

@@ -1,3 +1,4 @@
+import * as Command from "../observability/Command.js"
 import { Context, Effect, Layer } from "effect"
 import type { CreatedPageQuery } from "../db/Rows.js"
 import type { RailName } from "../rails/RailPolicy.js"
@@ -47,7 +48,7 @@ export class PendingOperations extends Effect.Service<PendingOperations>()("Pend
     if (repeated !== undefined) return yield* Effect.dieMessage(`PendingOperations: two sources of "${repeated}"`)
 
     /** Every source's rows (of `rail` when set) merged: newest first by (createdAt, id), at most `limit`. */
-    const page = Effect.fn("PendingOperations.page")(function*(query: OperationsQuery) {
+    const page = Command.fn("PendingOperations.page")(function*(query: OperationsQuery) {
       const selected = sources.filter((source) => query.rail === undefined || source.rail === query.rail)
       const { rail: _rail, ...keyset } = query
       const rows = yield* Effect.forEach(selected, (source) => source.pending(keyset), { concurrency: 1 })

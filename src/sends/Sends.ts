@@ -1,3 +1,4 @@
+import * as Command from "../observability/Command.js"
 import { Effect, Option } from "effect"
 import { CustomerId, PartnerId, storedId } from "../api/Ids.js"
 import { ServiceClock } from "../clock/ServiceClock.js"
@@ -138,7 +139,7 @@ export class Sends extends Effect.Service<Sends>()("Sends", {
     const networksOf = (): ReadonlyArray<SendNetwork> => networkViews
 
     /** What a send of `body` would cost and deliver, and whether the customer's balance covers it. */
-    const quote = Effect.fn("Sends.quote")(function*(customer: Customer, body: SendQuoteBody) {
+    const quote = Command.fn("Sends.quote")(function*(customer: Customer, body: SendQuoteBody) {
       const planned = yield* plan(body)
       const balance = yield* available(customer.id, planned.asset)
       const meetsMin = planned.amount >= planned.minimum
@@ -251,7 +252,7 @@ export class Sends extends Effect.Service<Sends>()("Sends", {
       })
 
     /** Sends `body` from the customer's balance (idempotent by `reference`): the whole amount is reserved. */
-    const send = Effect.fn("Sends.send")((partnerId: PartnerId, customerId: CustomerId, body: SendBody) =>
+    const send = Command.fn("Sends.send")((partnerId: PartnerId, customerId: CustomerId, body: SendBody) =>
       actors.run(partnerId, customerId, (customer) =>
         Effect.gen(function*() {
           if (body.reference === "." || body.reference === "..") {
@@ -321,7 +322,7 @@ export class Sends extends Effect.Service<Sends>()("Sends", {
         )
 
     /** The chain's outcome of one of the partner's sends, by our send id: the one entry point for it. */
-    const settle = Effect.fn("Sends.settle")(function*(partnerId: string, sendId: string, outcome: SendOutcome) {
+    const settle = Command.fn("Sends.settle")(function*(partnerId: string, sendId: string, outcome: SendOutcome) {
       if (!isUuid(sendId) || !isUuid(partnerId)) return yield* SendNotFound.standard()
       const found = yield* repo.forPartner(partnerId, sendId.toLowerCase())
       if (Option.isNone(found)) return yield* SendNotFound.standard()
@@ -329,7 +330,7 @@ export class Sends extends Effect.Service<Sends>()("Sends", {
     })
 
     /** The same, for a sandbox control that names the send by its (owned) customer and reference. */
-    const settleByReference = Effect.fn("Sends.settleByReference")(
+    const settleByReference = Command.fn("Sends.settleByReference")(
       function*(customer: Customer, reference: string, outcome: SendOutcome) {
         const found = yield* repo.byReference(customer.id, reference)
         if (Option.isNone(found)) return yield* SendNotFound.standard()
@@ -337,7 +338,7 @@ export class Sends extends Effect.Service<Sends>()("Sends", {
       }
     )
 
-    const list = Effect.fn("Sends.list")(
+    const list = Command.fn("Sends.list")(
       (customer: Customer, page: PageRequest) =>
         paginate(
           { list: "sends", partnerId: customer.partnerId, customerId: customer.id },
@@ -349,14 +350,14 @@ export class Sends extends Effect.Service<Sends>()("Sends", {
       Effect.provideService(Cursors, cursors)
     )
 
-    const get = Effect.fn("Sends.get")(function*(customer: Customer, reference: string) {
+    const get = Command.fn("Sends.get")(function*(customer: Customer, reference: string) {
       const row = yield* repo.byReference(customer.id, reference)
       if (Option.isNone(row)) return yield* SendNotFound.standard()
       return toSend(row.value)
     })
 
     /** The partner's sends still PENDING, newest first by (createdAt, id). */
-    const pending = Effect.fn("Sends.pending")((query: CreatedPageQuery) => repo.pending(query))
+    const pending = Command.fn("Sends.pending")((query: CreatedPageQuery) => repo.pending(query))
 
     return { networks: networksOf, quote, send, list, get, settle, settleByReference, pending } as const
   }),

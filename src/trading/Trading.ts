@@ -1,3 +1,4 @@
+import * as Command from "../observability/Command.js"
 import { BigDecimal, Effect, Option } from "effect"
 import type { CustomerId, PartnerId } from "../api/Ids.js"
 import { ServiceClock } from "../clock/ServiceClock.js"
@@ -157,7 +158,7 @@ export class Trading extends Effect.Service<Trading>()("Trading", {
     }
 
     /** The customer's buy and sell rates; with `amount` (USDT), the all-in sell rate of that amount after the fee. */
-    const rate = Effect.fn("Trading.rate")(function*(customer: Customer, amount: number | undefined) {
+    const rate = Command.fn("Trading.rate")(function*(customer: Customer, amount: number | undefined) {
       const prices = yield* pricesFor(customer.partnerId, customer.currency)
       let sellRate = prices.sellRate
       if (amount !== undefined) {
@@ -269,12 +270,12 @@ export class Trading extends Effect.Service<Trading>()("Trading", {
       })
 
     /** A buy quote for the customer: what `body.amount` of the customer's fiat buys in USDT, valid 60 seconds. */
-    const quoteBuy = Effect.fn("Trading.quoteBuy")((partnerId: PartnerId, customerId: CustomerId, body: BuyQuoteBody) =>
+    const quoteBuy = Command.fn("Trading.quoteBuy")((partnerId: PartnerId, customerId: CustomerId, body: BuyQuoteBody) =>
       actors.run(partnerId, customerId, (customer) => priceBuyQuote(partnerId, customer, body))
     )
 
     /** A sell quote for the customer: what `body.amount` USDT sells for in the customer's fiat, valid 60 seconds. */
-    const quoteSell = Effect.fn("Trading.quoteSell")((partnerId: PartnerId, customerId: CustomerId, body: SellQuoteBody) =>
+    const quoteSell = Command.fn("Trading.quoteSell")((partnerId: PartnerId, customerId: CustomerId, body: SellQuoteBody) =>
       actors.run(partnerId, customerId, (customer) => priceSellQuote(partnerId, customer, body))
     )
 
@@ -404,12 +405,12 @@ export class Trading extends Effect.Service<Trading>()("Trading", {
       })
 
     /** Executes the customer's buy quote exactly once, under the customer's lock, in one transaction. */
-    const executeBuy = Effect.fn("Trading.executeBuy")((partnerId: PartnerId, customerId: CustomerId, quoteId: string) =>
+    const executeBuy = Command.fn("Trading.executeBuy")((partnerId: PartnerId, customerId: CustomerId, quoteId: string) =>
       actors.run(partnerId, customerId, (customer) => buyLocked(partnerId, customer, quoteId))
     )
 
     /** Executes the customer's sell quote exactly once, under the customer's lock, in one transaction. */
-    const executeSell = Effect.fn("Trading.executeSell")((partnerId: PartnerId, customerId: CustomerId, quoteId: string) =>
+    const executeSell = Command.fn("Trading.executeSell")((partnerId: PartnerId, customerId: CustomerId, quoteId: string) =>
       actors.run(partnerId, customerId, (customer) => sellLocked(partnerId, customer, quoteId))
     )
 

@@ -1,3 +1,4 @@
+import * as Command from "../observability/Command.js"
 import { Clock, Deferred, Effect, Either, Option, Ref } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { AppConfig } from "../config/AppConfig.js"
@@ -118,7 +119,7 @@ export class WebhookSender extends Effect.Service<WebhookSender>()("WebhookSende
       })
 
     /** The attempt without recording it: the caller records it (the dispatcher, many per statement). */
-    const send = Effect.fn("WebhookSender.send")(function*(claimed: WebhooksRepo.ClaimedDelivery) {
+    const send = Command.fn("WebhookSender.send")(function*(claimed: WebhooksRepo.ClaimedDelivery) {
       const attemptedAt = yield* clock.now
       const timestamp = yield* signingTime
       const body = deliveryBody({ id: claimed.eventId, type: claimed.type, createdAt: claimed.eventCreatedAt.toISOString(), data: claimed.data })
@@ -142,7 +143,7 @@ export class WebhookSender extends Effect.Service<WebhookSender>()("WebhookSende
     })
 
     /** One attempt, recorded (the synchronous `webhook.test` of a URL or secret change). */
-    const attempt = Effect.fn("WebhookSender.attempt")(function*(claimed: WebhooksRepo.ClaimedDelivery) {
+    const attempt = Command.fn("WebhookSender.attempt")(function*(claimed: WebhooksRepo.ClaimedDelivery) {
       const { delivered, error, record, statusCode } = yield* send(claimed)
       const delivery = yield* repo.recordAttempt(record)
       if (Option.isNone(delivery)) {

@@ -1,3 +1,4 @@
+import * as Command from "../observability/Command.js"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
@@ -141,7 +142,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
         } satisfies WebhookSecretIssued
       })
 
-    const get = Effect.fn("Webhooks.get")((partnerId: string) =>
+    const get = Command.fn("Webhooks.get")((partnerId: string) =>
       repo.findConfig(partnerId).pipe(
         Effect.map(Option.match({
           onNone: (): WebhookConfig => ({ url: null, hasSecret: false, updatedAt: null }),
@@ -150,15 +151,15 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
       ))
 
     /** Sets the URL (the self-serve rules) and mints a secret, or seals the one supplied (the console's update-webhook). */
-    const setUrl = Effect.fn("Webhooks.setUrl")(function*(partnerId: string, raw: string, suppliedSecret?: string) {
+    const setUrl = Command.fn("Webhooks.setUrl")(function*(partnerId: string, raw: string, suppliedSecret?: string) {
       const verdict = checkWebhookUrl(raw, config.mode)
       if (!verdict.ok) return yield* new BadRequest({ message: `url: ${verdict.rule}` })
       return yield* issueSecret(partnerId, verdict.url, suppliedSecret).pipe(Effect.catchTag("WebhookUrlNotSet", Effect.die))
     })
 
-    const rotateSecret = Effect.fn("Webhooks.rotateSecret")((partnerId: string) => issueSecret(partnerId, undefined))
+    const rotateSecret = Command.fn("Webhooks.rotateSecret")((partnerId: string) => issueSecret(partnerId, undefined))
 
-    const deliveries = Effect.fn("Webhooks.deliveries")(
+    const deliveries = Command.fn("Webhooks.deliveries")(
       (partnerId: string, query: PageRequest & { readonly status?: DeliveryStatus | undefined }) =>
         paginate(
           { list: "webhook-deliveries", partnerId, filters: { status: query.status } },
@@ -170,7 +171,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
       Effect.provideService(Cursors, cursors)
     )
 
-    const delivery = Effect.fn("Webhooks.delivery")(function*(partnerId: string, id: string) {
+    const delivery = Command.fn("Webhooks.delivery")(function*(partnerId: string, id: string) {
       if (!isUuid(id)) return yield* WebhookDeliveryNotFound.standard()
       const found = yield* repo.findOwned(partnerId, id.toLowerCase())
       if (Option.isNone(found)) return yield* WebhookDeliveryNotFound.standard()
@@ -181,7 +182,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
       } satisfies WebhookDeliveryDetail
     })
 
-    const replay = Effect.fn("Webhooks.replay")(function*(partnerId: string, id: string) {
+    const replay = Command.fn("Webhooks.replay")(function*(partnerId: string, id: string) {
       if (!isUuid(id)) return yield* WebhookDeliveryNotFound.standard()
       const row = yield* repo.replay(partnerId, id.toLowerCase(), yield* clock.now)
       if (Option.isNone(row)) return yield* WebhookDeliveryNotFound.standard()
@@ -193,17 +194,17 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
      * The partner's pending deliveries whose next attempt is due by `until` (what a clock advance to `until` sends),
      * soonest first (next attempt, then event id), after `after`; with the event's customer.
      */
-    const due = Effect.fn("Webhooks.due")((query: DueDeliveriesQuery) =>
+    const due = Command.fn("Webhooks.due")((query: DueDeliveriesQuery) =>
       repo.due(query).pipe(
         Effect.map((rows) => rows.map((row): DueDelivery => ({ delivery: toDelivery(row), customerId: row.customerId })))
       ))
 
     /** Sandbox webhook chaos: the settings (all 0 without a webhook configuration). */
-    const chaos = Effect.fn("Webhooks.chaos")((partnerId: string) =>
+    const chaos = Command.fn("Webhooks.chaos")((partnerId: string) =>
       Effect.map(repo.chaosOf(partnerId), Option.getOrElse(() => noChaos)))
 
     /** Sandbox webhook chaos: sets the settings (and clears the chaos log); needs a webhook URL. */
-    const setChaos = Effect.fn("Webhooks.setChaos")(
+    const setChaos = Command.fn("Webhooks.setChaos")(
       (partnerId: string, settings: ChaosSettings) =>
         transaction(Effect.gen(function*() {
           const current = yield* repo.lockConfig(partnerId)
@@ -219,7 +220,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
     )
 
     /** Sandbox webhook chaos: the report of what the chaos log saw. */
-    const chaosReport = Effect.fn("Webhooks.chaosReport")(function*(partnerId: string) {
+    const chaosReport = Command.fn("Webhooks.chaosReport")(function*(partnerId: string) {
       const settings = yield* chaos(partnerId)
       const rows = yield* repo.chaosLog(partnerId)
       return summariseChaos(settings, rows)

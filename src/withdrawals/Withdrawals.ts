@@ -1,3 +1,4 @@
+import * as Command from "../observability/Command.js"
 import { Effect, Option } from "effect"
 import { CustomerId, PartnerId, storedId } from "../api/Ids.js"
 import { BankAccounts, type PayoutAccount } from "../bankaccounts/BankAccounts.js"
@@ -93,7 +94,7 @@ export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
         return { currency, schedule, split }
       })
 
-    const quote = Effect.fn("Withdrawals.quote")((customer: Customer, amount: number) =>
+    const quote = Command.fn("Withdrawals.quote")((customer: Customer, amount: number) =>
       Effect.map(price(customer.currency, amount), ({ currency, schedule, split }): WithdrawalQuote => ({
         currency,
         amount: toNumber(currency, split.amount),
@@ -197,7 +198,7 @@ export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
         onSome: (row) => Effect.succeed(toWithdrawal(row))
       }))
 
-    const withdraw = Effect.fn("Withdrawals.withdraw")((partnerId: PartnerId, customerId: CustomerId, body: WithdrawBody) =>
+    const withdraw = Command.fn("Withdrawals.withdraw")((partnerId: PartnerId, customerId: CustomerId, body: WithdrawBody) =>
       actors.run(partnerId, customerId, (customer) =>
         Effect.gen(function*() {
           const reference = body.reference ?? (yield* idempotency.generate)
@@ -222,7 +223,7 @@ export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
      * The bank's outcome of one of the partner's withdrawals: the one entry point for it. Legal moves: PROCESSING ->
      * COMPLETED | FAILED | REVERSED, COMPLETED -> REVERSED; anything else is WITHDRAWAL_STATE_CONFLICT.
      */
-    const settle = Effect.fn("Withdrawals.settle")(function*(partnerId: string, withdrawalId: string, outcome: PayoutOutcome) {
+    const settle = Command.fn("Withdrawals.settle")(function*(partnerId: string, withdrawalId: string, outcome: PayoutOutcome) {
       if (!isUuid(withdrawalId)) return yield* notFound()
       const found = yield* repo.findForPartner(partnerId, withdrawalId.toLowerCase())
       if (Option.isNone(found)) return yield* notFound()
@@ -237,7 +238,7 @@ export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
         )
     })
 
-    const list = Effect.fn("Withdrawals.list")(
+    const list = Command.fn("Withdrawals.list")(
       (customer: Customer, page: PageRequest) =>
         paginate(
           { list: "withdrawals", partnerId: customer.partnerId, customerId: customer.id },
@@ -249,7 +250,7 @@ export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
       Effect.provideService(Cursors, cursors)
     )
 
-    const get = Effect.fn("Withdrawals.get")(function*(customer: Customer, withdrawalId: string) {
+    const get = Command.fn("Withdrawals.get")(function*(customer: Customer, withdrawalId: string) {
       if (!isUuid(withdrawalId)) return yield* notFound()
       const row = yield* repo.find(customer.id, withdrawalId.toLowerCase())
       if (Option.isNone(row)) return yield* notFound()
@@ -257,7 +258,7 @@ export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
     })
 
     /** The partner's withdrawals still PROCESSING (waiting for the bank), newest first by (createdAt, id). */
-    const processing = Effect.fn("Withdrawals.processing")((query: CreatedPageQuery) =>
+    const processing = Command.fn("Withdrawals.processing")((query: CreatedPageQuery) =>
       repo.processing(query).pipe(
         Effect.map((rows) => rows.map((row) => ({ customerId: row.customerId, withdrawal: toWithdrawal(row) })))
       ))
@@ -268,7 +269,7 @@ export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
      * `withdraw`; the withdrawal carries `reference`, registered on the withdrawal endpoint too (a later withdrawal
      * with it answers this one). A reference already used by a withdrawal is `ReferenceInUse`.
      */
-    const payoutTo = Effect.fn("Withdrawals.payoutTo")(
+    const payoutTo = Command.fn("Withdrawals.payoutTo")(
       (customer: Customer, input: { readonly reference: string; readonly amount: number; readonly account: OneOffAccount }) =>
         idempotency.once(
           { partnerId: customer.partnerId, endpoint: idempotencyEndpoint, reference: input.reference, customerId: customer.id },
