@@ -34,7 +34,7 @@ import { PartnerAuthLive, SandboxAuthLive } from "./http/AuthLive.js"
 import { answerClientError } from "./http/ClientErrors.js"
 import * as DocsPage from "./http/DocsPage.js"
 import * as OpenApiDocument from "./http/OpenApiDocument.js"
-import { makeHttpMiddleware } from "./http/Middleware.js"
+import { clientAddressLayer, makeHttpMiddleware } from "./http/Middleware.js"
 import { routeTable } from "./http/RouteTable.js"
 import * as Observability from "./observability/Observability.js"
 import { CursorsLayer } from "./api/Pagination.js"
@@ -187,12 +187,10 @@ export const ServerLayer = Layer.unwrapEffect(Effect.gen(function*() {
     : HttpApiBuilder.api(ProductionApi).pipe(Layer.provide(partnerGroups))
   ).pipe(Layer.provide([PartnerAuthLive, SandboxAuthLive, ConsoleAuthLive]))
   const extraRoutes = [{ method: "GET", path: docsPath }, { method: "GET", path: openApiPath }, ...ConsoleWeb.routes]
-  // Each request's id, pre-checks, client address for the limits on abuse, error envelope, Retry-After on every 429
-  // and log line (src/http/Middleware.ts).
+  // Each request's id, pre-checks, error envelope, Retry-After on every 429 and log line (src/http/Middleware.ts).
   const middleware = makeHttpMiddleware({
     maxJsonBodyBytes: config.maxJsonBodyBytes,
     routes: routeTable(api, extraRoutes),
-    trusted: { header: config.trustedProxyHeader, proxies: config.trustedProxies },
     clock: yield* ServiceClock.ServiceClock
   })
   // Metrics around the middleware, spans inside it, each only when configured (docs/observability.md).
@@ -208,7 +206,11 @@ export const ServerLayer = Layer.unwrapEffect(Effect.gen(function*() {
       HttpApiBuilder.httpApp.pipe(HttpRouter.withRouterConfig({ maxParamLength: maxHeaderSize })),
       (app) => HttpServer.serve(observability.aroundMiddleware(middleware(app)))
     )
-  ).pipe(Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]))
+  ).pipe(
+    Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]),
+    // The client address for the limits on abuse, read from the request when a limit asks.
+    Layer.provide(clientAddressLayer({ header: config.trustedProxyHeader, proxies: config.trustedProxies }))
+  )
   let node: ReturnType<typeof makeNodeServer> | undefined
   return Layer.merge(ShutdownTrigger, closeLingering(() => node)).pipe(
     // Without a trace exporter (OTEL_EXPORTER_OTLP_ENDPOINT) the span per request (and, src/http/Middleware.ts, per SQL

@@ -1,8 +1,9 @@
 import type { PGlite } from "@electric-sql/pglite"
 import { createPgConfig } from "@electric-sql/pglite/node-postgres"
+import { String as Str } from "effect"
 import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { openPgliteCopy, PreparingClient } from "../src/db/Database.js"
+import { convertedOnce, openPgliteCopy, PreparingClient } from "../src/db/Database.js"
 import { batchingPgConfig } from "../src/db/PgliteConnection.js"
 import { pgliteTemplate } from "./support/TestApp.js"
 
@@ -139,5 +140,26 @@ describe("statements prepared by name (PreparingClient)", () => {
     const { answers, prepared } = await run(ours, [[`SELECT count(*)::int AS n FROM ${table} WHERE id > 9000`]])
     expect(answers[0]).toEqual({ rows: [{ n: 0 }], command: "SELECT" })
     expect(prepared.filter((text) => text.includes("id > 9000"))).toEqual([])
+  })
+})
+
+describe("column names converted once (src/db/Database.ts convertedOnce)", () => {
+  it("answers what the converter answers, for result and query names alike", () => {
+    const toCamel = convertedOnce(Str.snakeToCamel)
+    const toSnake = convertedOnce(Str.camelToSnake)
+    for (const name of ["id", "partner_id", "created_at", "kyc_tier", "a_b_c", "already", "x_1"]) {
+      expect(toCamel(name)).toBe(Str.snakeToCamel(name))
+      expect(toCamel(name)).toBe(Str.snakeToCamel(name))
+      expect(toSnake(Str.snakeToCamel(name))).toBe(Str.camelToSnake(Str.snakeToCamel(name)))
+    }
+  })
+
+  it("calls the converter once per name, and past its bound converts without remembering", () => {
+    const calls: Array<string> = []
+    const convert = convertedOnce((name) => (calls.push(name), name.toUpperCase()), 2)
+    expect([convert("a"), convert("b"), convert("a"), convert("b")]).toEqual(["A", "B", "A", "B"])
+    expect(calls).toEqual(["a", "b"])
+    expect([convert("c"), convert("c"), convert("a")]).toEqual(["C", "C", "A"])
+    expect(calls).toEqual(["a", "b", "c", "c"])
   })
 })

@@ -98,3 +98,24 @@ describe("limits on abuse", () => {
     expect(described("/api/v1/partner/sign-up", "post")).toContain("TOO_MANY_SIGN_INS")
   })
 })
+
+describe("limits on abuse behind a trusted proxy (TRUSTED_PROXY_HEADER)", () => {
+  it("each forwarded address has its own failed authentications, read from the request that failed", async () => {
+    const proxied = await startTestApp({ config: { authFailuresPerMinute: 1, authFailuresBurst: 2, trustedProxyHeader: "x-forwarded-for" } })
+    try {
+      const from = (address: string) => ({ headers: { "x-forwarded-for": `198.51.100.1, ${address}` } })
+      const attempt = (address: string) => proxied.request("GET", "/partner/v1/customers", { apiKey: randomKey(), ...from(address) })
+      for (let i = 0; i < 2; i++) expect((await attempt("203.0.113.7")).status).toBe(401)
+      const blocked = await attempt("203.0.113.7")
+      expect([blocked.status, blocked.body.code]).toEqual([429, "TOO_MANY_FAILED_AUTHENTICATIONS"])
+      expect(blocked.headers.get("retry-after")).toBe(String(blocked.body.details.retryAfterSeconds))
+      // The right-most entry is the proxy's: another client behind the same proxy is not blocked.
+      expect((await attempt("203.0.113.8")).status).toBe(401)
+      // The left-most entry is the client's word and proves nothing: the blocked client stays blocked.
+      const spoofed = await proxied.request("GET", "/partner/v1/customers", { apiKey: randomKey(), headers: { "x-forwarded-for": "203.0.113.99, 203.0.113.7" } })
+      expect(spoofed.status).toBe(429)
+    } finally {
+      await proxied.close()
+    }
+  })
+})

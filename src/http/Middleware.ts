@@ -1,7 +1,7 @@
 import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Cause, Context, Effect, Either, LogLevel, Option } from "effect"
+import { Cause, Effect, Either, Layer, LogLevel, Option } from "effect"
 import * as Crypto from "node:crypto"
 import type { ServiceClock } from "../clock/ServiceClock.js"
 import { ClientAddress, clientAddressOf, type TrustedProxy } from "../limits/ClientAddress.js"
@@ -175,22 +175,20 @@ const precheckBody = (
   })
 
 /**
- * The middleware around the API's app (src/App.ts): request id, the client address the limits on abuse key
- * (src/limits/ClientAddress.ts), body pre-checks, the error envelope on every error response (whoever made it), 405
+ * The middleware around the API's app (src/App.ts): request id, body pre-checks, the error envelope on every error response (whoever made it), 405
  * for a known path with the wrong method, `Retry-After` on every 429, and one structured log line per request (never
  * headers, so never an API key).
  *
  * Built for the path every request takes: a request without a body is checked without an effect, a successful
- * answer is finished without reading the clock, and the request's own values (its client address, the request the
- * API sees) are provided to the API in one step.
+ * answer is finished without reading the clock, and nothing is provided to the API but a request it must see instead
+ * (a body read, a URL made routable).
  */
 export const makeHttpMiddleware = (options: {
   readonly maxJsonBodyBytes: number
   readonly routes: RouteTable
-  readonly trusted: TrustedProxy
   readonly clock: ServiceClock["Type"]
 }) =>
-<E, R>(app: HttpApp.Default<E, R | ClientAddress>): HttpApp.Default<E, R> =>
+<E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
     const { clock, routes } = options
     const requestId = requestIdOf(request.headers["x-request-id"])
@@ -257,8 +255,7 @@ export const makeHttpMiddleware = (options: {
       let routedRequest = body === undefined ? request : new BodyReadRequest(request, body)
       const url = routableUrl(target)
       if (url !== request.url) routedRequest = routedRequest.modify({ url })
-      const address = clientAddressOf(request.remoteAddress, request.headers, options.trusted)
-      const provided = Effect.provide(app, Context.make(ClientAddress, address).pipe(Context.add(HttpServerRequest.HttpServerRequest, routedRequest)))
+      const provided = routedRequest === request ? app : Effect.provideService(app, HttpServerRequest.HttpServerRequest, routedRequest)
       return Effect.zipRight(
         HttpApp.appendPreResponseHandler(finalize),
         Effect.tapErrorCause(provided, (cause) =>
@@ -280,3 +277,17 @@ export const makeHttpMiddleware = (options: {
       (checked) => Either.isLeft(checked) ? refuse(checked.left) : route(checked.right)
     )
   })
+
+/**
+ * The client address of the request being served (src/limits/ClientAddress.ts), provided once to the server: the
+ * effect reads it from the request only when a limit asks (an unknown key, a sign-in), so no request pays to provide
+ * it.
+ */
+export const clientAddressLayer = (trusted: TrustedProxy) =>
+  Layer.succeed(
+    ClientAddress,
+    Effect.map(
+      Effect.serviceOption(HttpServerRequest.HttpServerRequest),
+      Option.map((request) => clientAddressOf(request.remoteAddress, request.headers, trusted))
+    )
+  )

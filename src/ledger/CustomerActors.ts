@@ -91,13 +91,13 @@ export class CustomerActors extends Effect.Service<CustomerActors>()("CustomerAc
     /** All a batch's fiber has in its context. */
     const batchContext = Context.make(SqlClient.SqlClient, sql).pipe(Context.add(EventBus, bus))
 
-    /** A transaction's effect with the actors' services; SQL failures are defects, as for any command. */
-    const provided = <A, E>(effect: Effect.Effect<A, E | SqlError.SqlError, SqlClient.SqlClient | EventBus>) =>
-      effect.pipe(
-        Effect.catchIf(isSqlError, Effect.die),
-        Effect.provideService(SqlClient.SqlClient, sql),
-        Effect.provideService(EventBus, bus)
-      ) as Effect.Effect<A, Exclude<E, SqlError.SqlError>>
+    /**
+     * A transaction's effect; SQL failures are defects, as for any command. A batch's fiber runs with the actors'
+     * services already (`batchContext`); `provided` gives them to a command run from another fiber.
+     */
+    const defects = <A, E, R>(effect: Effect.Effect<A, E | SqlError.SqlError, R>) =>
+      Effect.catchIf(effect, isSqlError, Effect.die) as Effect.Effect<A, Exclude<E, SqlError.SqlError>, R>
+    const provided = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient | EventBus>) => Effect.provide(effect, batchContext)
 
     /**
      * The customer row lock: the one caller of `lockOwned`, the only `FOR UPDATE` on customers. Only well-formed ids
@@ -115,7 +115,7 @@ export class CustomerActors extends Effect.Service<CustomerActors>()("CustomerAc
      * building its effect is that command's defect.
      */
     const execute = <A, E>(partnerId: PartnerId, customerId: CustomerId, command: Command<A, E>) =>
-      provided(transaction(Effect.flatMap(lockCustomer(partnerId, customerId), (customer) => Effect.suspend(() => command(customer))))).pipe(
+      defects(transaction(Effect.flatMap(lockCustomer(partnerId, customerId), (customer) => Effect.suspend(() => command(customer))))).pipe(
         // A command reads its partner's clock, whichever fiber runs it (docs/sandbox.md "A clock per partner").
         forPartner(partnerId)
       )
@@ -187,7 +187,7 @@ export class CustomerActors extends Effect.Service<CustomerActors>()("CustomerAc
         }))
         recordBatch(jobs.length)
         if (jobs.length === 1) return yield* Deferred.done(jobs[0]!.reply, yield* Effect.exit(runAlone(customerId, jobs[0]!)))
-        const result = yield* Effect.exit(provided(transaction(batchBody(customerId, jobs))))
+        const result = yield* Effect.exit(defects(transaction(batchBody(customerId, jobs))))
         if (Exit.isSuccess(result)) {
           for (let i = 0; i < jobs.length; i++) yield* Deferred.done(jobs[i]!.reply, result.value[i]!)
           return
@@ -254,7 +254,7 @@ export class CustomerActors extends Effect.Service<CustomerActors>()("CustomerAc
       const partner = partnerId.toLowerCase() as PartnerId
       const customer = customerId.toLowerCase() as CustomerId
       return Effect.flatMap(isInTransaction, (inside) =>
-        inside ? execute(partner, customer, command) : enqueue(partner, customer, command))
+        inside ? provided(execute(partner, customer, command)) : enqueue(partner, customer, command))
     }
 
     /** Number of live actors (for tests and metrics). */

@@ -2,13 +2,18 @@ import { Context, Effect, Option } from "effect"
 import { isIP } from "node:net"
 
 /**
- * The address a request came from, as the limits key it (docs/operations.md "Limits on abuse"): provided per request
- * by the HTTP middleware (src/http/Middleware.ts); absent outside a request (a test of a service, a tool).
+ * The address the current request came from, as the limits key it (docs/operations.md "Limits on abuse"): the HTTP
+ * server provides, once, the effect that reads it from the request being served (src/http/Middleware.ts
+ * `clientAddressLayer`: the socket's peer, or a trusted proxy's header); absent outside the server (a test of a
+ * service, a tool).
  */
-export class ClientAddress extends Context.Tag("ClientAddress")<ClientAddress, string>() {}
+export class ClientAddress extends Context.Tag("ClientAddress")<ClientAddress, Effect.Effect<Option.Option<string>>>() {}
 
 /** The current request's client address, if there is a request. */
-export const current: Effect.Effect<Option.Option<string>> = Effect.serviceOption(ClientAddress)
+export const current: Effect.Effect<Option.Option<string>> = Effect.flatMap(
+  Effect.serviceOption(ClientAddress),
+  Option.getOrElse(() => Effect.succeedNone)
+)
 
 export interface TrustedProxy {
   /** TRUSTED_PROXY_HEADER, lower case (`x-forwarded-for`): unset, the socket's address is the client's. */
