@@ -124,13 +124,13 @@ export const CursorsLayer = Cursors.Default
  * `scope` names the list instance (list, partner, customer, filters); its cursors work only there.
  */
 export const paginate = <A, E, R>(
+  cursors: Cursors,
   scope: ListScope,
   request: PageRequest,
   fetch: (args: { readonly beforeSeq: string | undefined; readonly limit: number }) => Effect.Effect<ReadonlyArray<A>, E, R>,
   seqOf: (item: A) => string
-): Effect.Effect<Page<A>, E | InvalidCursor, R | Cursors> =>
+): Effect.Effect<Page<A>, E | InvalidCursor, R> =>
   Effect.gen(function*() {
-    const cursors = yield* Cursors
     const limit = request.limit ?? pageLimitDefault
     const beforeSeq = request.cursor === undefined ? undefined : yield* cursors.decode(scope, request.cursor)
     const rows = yield* fetch({ beforeSeq, limit: limit + 1 })
@@ -146,13 +146,13 @@ export const paginate = <A, E, R>(
  * to `scope` exactly like seq cursors.
  */
 export const paginateByKey = <A, E, R>(
+  cursors: Cursors,
   scope: ListScope,
   request: PageRequest,
   fetch: (args: { readonly afterKey: string | undefined; readonly limit: number }) => Effect.Effect<ReadonlyArray<A>, E, R>,
   keyOf: (item: A) => string
-): Effect.Effect<Page<A>, E | InvalidCursor, R | Cursors> =>
+): Effect.Effect<Page<A>, E | InvalidCursor, R> =>
   Effect.gen(function*() {
-    const cursors = yield* Cursors
     const limit = request.limit ?? pageLimitDefault
     const afterKey = request.cursor === undefined ? undefined : yield* cursors.decodeKey(scope, request.cursor)
     const rows = yield* fetch({ afterKey, limit: limit + 1 })

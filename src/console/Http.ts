@@ -153,6 +153,7 @@ export const SandboxConsoleHttp = HttpApiBuilder.group(Api, "sandboxConsole", (h
         Effect.flatMap(CurrentConsoleSession, (session) => {
           const customerId = urlParams.customerId?.toLowerCase()
           return paginateByKey(
+            cursors,
             { list: "sandbox-operations", partnerId: session.partnerId, customerId, filters: { rail: urlParams.rail } },
             urlParams,
             ({ afterKey, limit }) =>
@@ -160,5 +161,5 @@ export const SandboxConsoleHttp = HttpApiBuilder.group(Api, "sandboxConsole", (h
                 operations.page({ partnerId: session.partnerId, customerId, rail: urlParams.rail, before, limit })),
             (operation) => `${operation.createdAt.getTime()}_${operation.id.toLowerCase()}`
           )
-        }).pipe(Effect.provideService(Cursors, cursors)))
+        }))
   }))

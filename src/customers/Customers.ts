@@ -100,9 +100,8 @@ export class Customers extends Effect.Service<Customers>()("Customers", {
 
     const list = Command.fn("Customers.list")(
       (partnerId: string, page: PageRequest) =>
-        paginate({ list: "customers", partnerId }, page, ({ beforeSeq, limit }) => repo.page(partnerId, beforeSeq, limit), (row) => String(row.seq)),
-      Effect.map((result): Page<Customer> => ({ items: result.items.map(toCustomer), nextCursor: result.nextCursor })),
-      Effect.provideService(Cursors, cursors)
+        paginate(cursors, { list: "customers", partnerId }, page, ({ beforeSeq, limit }) => repo.page(partnerId, beforeSeq, limit), (row) => String(row.seq)),
+      Effect.map((result): Page<Customer> => ({ items: result.items.map(toCustomer), nextCursor: result.nextCursor }))
     )
 
     /** Sets `verifiedAt` the first time only (a first approved Tier 1), in the caller's transaction. */

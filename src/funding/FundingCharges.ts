@@ -312,14 +312,14 @@ export class FundingCharges extends Effect.Service<FundingCharges>()("FundingCha
       function*(customer: Customer, page: PageRequest) {
         const now = yield* clock.now
         const result = yield* paginate(
+          cursors,
           { list: "funding_charges", partnerId: customer.partnerId, customerId: customer.id },
           page,
           ({ beforeSeq, limit }) => repo.chargesPage(customer.id, beforeSeq, limit),
           (row) => String(row.seq)
         )
         return { items: result.items.map((row) => toCharge(row, now)), nextCursor: result.nextCursor }
-      },
-      Effect.provideService(Cursors, cursors)
+      }
     )
 
     const get = Command.fn("FundingCharges.get")(

@@ -198,13 +198,13 @@ export class GlobalSends extends Effect.Service<GlobalSends>()("GlobalSends", {
     const list = Command.fn("GlobalSends.list")(
       (customer: Customer, page: PageRequest) =>
         paginate(
+          cursors,
           { list: "global-sends", partnerId: customer.partnerId, customerId: customer.id },
           page,
           ({ beforeSeq, limit }) => repo.page(customer.id, beforeSeq, limit),
           (row) => String(row.seq)
         ),
-      Effect.map((result): Page<GlobalSend> => ({ items: result.items.map(toGlobalSend), nextCursor: result.nextCursor })),
-      Effect.provideService(Cursors, cursors)
+      Effect.map((result): Page<GlobalSend> => ({ items: result.items.map(toGlobalSend), nextCursor: result.nextCursor }))
     )
 
     const get = Command.fn("GlobalSends.get")(function*(customer: Customer, reference: string) {

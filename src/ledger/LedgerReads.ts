@@ -126,14 +126,14 @@ const makeBalances = (sql: SqlClient.SqlClient) =>
       // The route decodes a uuid; any other text names no customer (and would not cast to uuid in SQL).
       if (customerId !== undefined && !isUuid(customerId)) return Effect.succeed({ items: [], nextCursor: null })
       return paginate(
+        cursors,
         { list: "sandbox.balances", partnerId, filters: { customerId } },
         page,
         ({ beforeSeq, limit }) =>
           customerBalancePage({ partnerId, customerId, beforeSeq, limit }).pipe(Effect.orDie, Effect.flatMap(toCustomerBalances)),
         (view) => String(view.seq)
       ).pipe(
-        Effect.map((result) => ({ items: result.items.map(({ seq: _, ...view }) => view), nextCursor: result.nextCursor })),
-        Effect.provideService(Cursors, cursors)
+        Effect.map((result) => ({ items: result.items.map(({ seq: _, ...view }) => view), nextCursor: result.nextCursor }))
       )
     })
 
@@ -173,13 +173,13 @@ const makeHistory = (sql: SqlClient.SqlClient) =>
     ): Effect.Effect<Page<LedgerEntryView>, InvalidCursor> => {
       const currency = page.currency !== undefined && isAsset(page.currency) ? page.currency : undefined
       return paginate(
+        cursors,
         { list: "transactions", partnerId: customer.partnerId, customerId: customer.id, filters: { currency } },
         page,
         ({ beforeSeq, limit }) => entryPage({ customerId: customer.id, currency, beforeSeq, limit }).pipe(Effect.orDie),
         (row) => String(row.seq)
       ).pipe(
-        Effect.map((result) => ({ items: result.items.map(toEntryView), nextCursor: result.nextCursor })),
-        Effect.provideService(Cursors, cursors)
+        Effect.map((result) => ({ items: result.items.map(toEntryView), nextCursor: result.nextCursor }))
       )
     })
     const findResourceOfEvent = SqlSchema.findAll({

@@ -103,6 +103,7 @@ export const SandboxHttp = HttpApiBuilder.group(Api, "sandbox", (handlers) =>
         Effect.gen(function*() {
           const partner = yield* CurrentPartner
           const page = yield* paginate(
+            cursors,
             { list: "events", partnerId: partner.id, customerId: urlParams.customerId, filters: { type: urlParams.type } },
             urlParams,
             ({ beforeSeq, limit }) =>
@@ -119,5 +120,5 @@ export const SandboxHttp = HttpApiBuilder.group(Api, "sandbox", (handlers) =>
             items: page.items.map((event) => ({ ...event.envelope, customerId: event.customerId })),
             nextCursor: page.nextCursor
           }
-        }).pipe(Effect.provideService(Cursors, cursors)))
+        }))
   }))

@@ -56,6 +56,7 @@ export const SandboxInspectHttp = HttpApiBuilder.group(Api, "sandboxInspect", (h
           const partner = yield* CurrentPartner
           const customerId = urlParams.customerId?.toLowerCase()
           return yield* paginateByKey(
+            cursors,
             { list: "sandbox-operations", partnerId: partner.id, customerId, filters: { rail: urlParams.rail } },
             urlParams,
             ({ afterKey, limit }) =>
@@ -63,13 +64,14 @@ export const SandboxInspectHttp = HttpApiBuilder.group(Api, "sandboxInspect", (h
                 operations.page({ partnerId: partner.id, customerId, rail: urlParams.rail, before, limit })),
             (operation) => keyOf(operation.createdAt, operation.id)
           )
-        }).pipe(Effect.provideService(Cursors, cursors)))
+        }))
       .handle("due", ({ urlParams }) =>
         Effect.gen(function*() {
           const partner = yield* CurrentPartner
           const seconds = urlParams.seconds ?? 0
           const until = new Date((yield* clock.nowMillis) + seconds * 1000)
           return yield* paginateByKey(
+            cursors,
             { list: "sandbox-due", partnerId: partner.id, filters: { seconds } },
             urlParams,
             ({ afterKey, limit }) =>
@@ -103,7 +105,7 @@ export const SandboxInspectHttp = HttpApiBuilder.group(Api, "sandboxInspect", (h
               }),
             (item) => keyOf(item.at, item.id)
           )
-        }).pipe(Effect.provideService(Cursors, cursors)))
+        }))
       .handle("event", ({ path }) =>
         Effect.gen(function*() {
           const partner = yield* CurrentPartner

@@ -341,13 +341,13 @@ export class Sends extends Effect.Service<Sends>()("Sends", {
     const list = Command.fn("Sends.list")(
       (customer: Customer, page: PageRequest) =>
         paginate(
+          cursors,
           { list: "sends", partnerId: customer.partnerId, customerId: customer.id },
           page,
           ({ beforeSeq, limit }) => repo.page(customer.id, beforeSeq, limit),
           (row) => String(row.seq)
         ),
-      Effect.map((result) => ({ items: result.items.map(toSend), nextCursor: result.nextCursor })),
-      Effect.provideService(Cursors, cursors)
+      Effect.map((result) => ({ items: result.items.map(toSend), nextCursor: result.nextCursor }))
     )
 
     const get = Command.fn("Sends.get")(function*(customer: Customer, reference: string) {

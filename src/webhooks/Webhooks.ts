@@ -162,13 +162,13 @@ export class Webhooks extends Effect.Service<Webhooks>()("Webhooks", {
     const deliveries = Command.fn("Webhooks.deliveries")(
       (partnerId: string, query: PageRequest & { readonly status?: DeliveryStatus | undefined }) =>
         paginate(
+          cursors,
           { list: "webhook-deliveries", partnerId, filters: { status: query.status } },
           query,
           ({ beforeSeq, limit }) => repo.page(partnerId, query.status, beforeSeq, limit),
           (row) => String(row.seq)
         ),
-      Effect.map((page): Page<WebhookDelivery> => ({ items: page.items.map(toDelivery), nextCursor: page.nextCursor })),
-      Effect.provideService(Cursors, cursors)
+      Effect.map((page): Page<WebhookDelivery> => ({ items: page.items.map(toDelivery), nextCursor: page.nextCursor }))
     )
 
     const delivery = Command.fn("Webhooks.delivery")(function*(partnerId: string, id: string) {

@@ -241,13 +241,13 @@ export class Withdrawals extends Effect.Service<Withdrawals>()("Withdrawals", {
     const list = Command.fn("Withdrawals.list")(
       (customer: Customer, page: PageRequest) =>
         paginate(
+          cursors,
           { list: "withdrawals", partnerId: customer.partnerId, customerId: customer.id },
           page,
           ({ beforeSeq, limit }) => repo.page(customer.id, beforeSeq, limit),
           (row) => String(row.seq)
         ),
-      Effect.map((result): Page<Withdrawal> => ({ items: result.items.map(toWithdrawal), nextCursor: result.nextCursor })),
-      Effect.provideService(Cursors, cursors)
+      Effect.map((result): Page<Withdrawal> => ({ items: result.items.map(toWithdrawal), nextCursor: result.nextCursor }))
     )
 
     const get = Command.fn("Withdrawals.get")(function*(customer: Customer, withdrawalId: string) {
