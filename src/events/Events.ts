@@ -1,6 +1,6 @@
 import * as Command from "../observability/Command.js"
 import { SqlClient, type SqlError } from "@effect/sql"
-import { Context, Effect, Layer, Option, PubSub, Ref, Schema } from "effect"
+import { Context, Effect, Layer, Option, PubSub, Schema } from "effect"
 import { ServiceClock } from "../clock/ServiceClock.js"
 import { Ids } from "../ids/Ids.js"
 import * as EventsRepo from "./EventsRepo.js"
@@ -56,8 +56,9 @@ export const EventBusLayer = Layer.scoped(EventBus, PubSub.sliding<StoredEvent>(
  * its own and hands them to the enclosing transaction only if it succeeds.
  */
 interface Pending {
-  readonly events: Ref.Ref<Array<StoredEvent>>
-  readonly afterCommit: Ref.Ref<Array<Effect.Effect<void>>>
+  /** Events written in the transaction, published after its commit; only this transaction's fiber appends. */
+  readonly events: Array<StoredEvent>
+  readonly afterCommit: Array<Effect.Effect<void>>
 }
 class PendingWork extends Context.Tag("PendingWork")<PendingWork, Pending>() {}
 
@@ -67,31 +68,35 @@ export const isInTransaction: Effect.Effect<boolean> = Effect.map(Effect.service
 /** Runs `effect` after the current transaction commits (now, outside one); never when it rolls back. */
 export const afterCommit = (effect: Effect.Effect<void>): Effect.Effect<void> =>
   Effect.flatMap(Effect.serviceOption(PendingWork), (pending) =>
-    Option.isSome(pending) ? Ref.update(pending.value.afterCommit, (all) => [...all, effect]) : effect)
+    Option.isSome(pending) ? Effect.sync(() => void pending.value.afterCommit.push(effect)) : effect)
 
+/**
+ * Runs `effect` in a transaction (a savepoint inside one) and, once it commits, its after-commit work and the
+ * publication of its events. Built for the path every money command takes: the bookkeeping is two arrays the
+ * transaction's fiber appends to, and nothing runs after the commit when nothing was kept.
+ */
 export const transaction = <A, E, R>(
   effect: Effect.Effect<A, E, R>
 ): Effect.Effect<A, E | SqlError.SqlError, R | SqlClient.SqlClient | EventBus> =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const outer = yield* Effect.serviceOption(PendingWork)
-    const pending: Pending = {
-      events: yield* Ref.make<Array<StoredEvent>>([]),
-      afterCommit: yield* Ref.make<Array<Effect.Effect<void>>>([])
-    }
-    const result = yield* sql.withTransaction(Effect.provideService(effect, PendingWork, pending))
-    const events = yield* Ref.get(pending.events)
-    const hooks = yield* Ref.get(pending.afterCommit)
-    if (Option.isSome(outer)) {
-      // A nested transaction is a savepoint: what it kept joins the outer transaction's only now that it succeeded,
-      // so an inner failure the caller recovers from never publishes events whose rows were rolled back.
-      yield* Ref.update(outer.value.events, (all) => [...all, ...events])
-      yield* Ref.update(outer.value.afterCommit, (all) => [...all, ...hooks])
-      return result
-    }
-    yield* Effect.all(hooks, { discard: true })
-    yield* PubSub.publishAll(yield* EventBus, events)
-    return result
+  Effect.flatMap(Effect.context<SqlClient.SqlClient | EventBus>(), (context) => {
+    const sql = Context.get(context, SqlClient.SqlClient)
+    const outer = Context.getOption(context, PendingWork)
+    const pending: Pending = { events: [], afterCommit: [] }
+    return Effect.flatMap(sql.withTransaction(Effect.provideService(effect, PendingWork, pending)), (result) => {
+      const { afterCommit: hooks, events } = pending
+      if (Option.isSome(outer)) {
+        // A nested transaction is a savepoint: what it kept joins the outer transaction's only now that it
+        // succeeded, so an inner failure the caller recovers from never publishes events whose rows were rolled back.
+        outer.value.events.push(...events)
+        outer.value.afterCommit.push(...hooks)
+        return Effect.succeed(result)
+      }
+      if (hooks.length === 0 && events.length === 0) return Effect.succeed(result)
+      return Effect.as(
+        Effect.zipRight(Effect.all(hooks, { discard: true }), PubSub.publishAll(Context.get(context, EventBus), events)),
+        result
+      )
+    })
   })
 
 /** `seq` leaves as decimal text: it is an SSE id and a cursor, and JSON has no bigint. */
@@ -136,7 +141,7 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
       Effect.gen(function*() {
         const pending = yield* Effect.serviceOption(PendingWork)
         yield* Option.match(pending, {
-          onSome: (work) => Ref.update(work.events, (all) => [...all, stored]),
+          onSome: (work) => Effect.sync(() => void work.events.push(stored)),
           onNone: () => PubSub.publish(bus, stored)
         })
         if (relay.shared) yield* afterCommit(relay.committed(stored.seq))
