@@ -175,9 +175,9 @@ const precheckBody = (
   })
 
 /**
- * The middleware around the API's app (src/App.ts): request id, body pre-checks, the error envelope on every error response (whoever made it), 405
- * for a known path with the wrong method, `Retry-After` on every 429, and one structured log line per request (never
- * headers, so never an API key).
+ * The middleware around the API's app (src/App.ts): request id, body pre-checks, the error envelope on every error
+ * response (whoever made it), 405 for a known path with the wrong method, `Retry-After` on every 429, and one
+ * structured log line per request (never headers, so never an API key).
  *
  * Built for the path every request takes: a request without a body is checked without an effect, a successful
  * answer is finished without reading the clock, and nothing is provided to the API but a request it must see instead
