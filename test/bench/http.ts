@@ -23,8 +23,9 @@
  *    (found through /proc, below any sh/npm/tsx launcher); seeding over HTTP (partner, 200 customers + 1 hot
  *    customer: Tier 1 KYC, virtual account, credit, bank account; bank rail manual, so no job runs while measuring).
  * 4. autocannon, 32 keep-alive connections, N times each: withdraw spread over the 200 customers, withdraw on one hot
- *    customer, balance reads spread; req/s, p50/p99, non-2xx (printed), ratio to pgbench, CPU per request of the
- *    service's node process and of the PostgreSQL processes (from /proc/<pid>/stat, before and after each workload),
+ *    customer, balance reads spread, one customer's reads spread, the first list page of 20; req/s, p50/p99, non-2xx
+ *    (printed), ratio to pgbench, CPU per request of the service's node process and of the PostgreSQL processes (from
+ *    /proc/<pid>/stat, before and after each workload),
  *    statements / commits per request (pg_stat_statements) and WAL bytes per request. Then the service is restarted
  *    N times on the existing database: ready time and RSS after start. Then both cores: the service as 2 processes
  *    (WORKERS=2) on a fresh database of the cluster, seeded alike: withdraw spread and balance spread, N times each,
@@ -896,6 +897,8 @@ const main = async () => {
   const pgWithdraws: Array<Workload> = []
   const pgHots: Array<Workload> = []
   const pgBalances: Array<Workload> = []
+  const pgCustomers: Array<Workload> = []
+  const pgLists: Array<Workload> = []
   for (let i = 0; i < runs; i++) {
     await checkpoint(cluster)
     pgWithdraws.push(await drive(pgService, pgSeed.apiKey, withdrawShape(runLabel("withdraw spread", i), spread), seconds, cluster.postmasterPid, false, dbOfService))
@@ -904,6 +907,13 @@ const main = async () => {
     await checkpoint(cluster)
     pgBalances.push(await drive(pgService, pgSeed.apiKey, {
       name: runLabel("balance spread", i), method: "GET", path: () => `/api/v1/partner/v1/customers/${spread()}/balance`
+    }, seconds, cluster.postmasterPid, false, dbOfService))
+    // Two more reads (no goal here; the list's goal is bench:scale's): one customer, and the first page of 20.
+    pgCustomers.push(await drive(pgService, pgSeed.apiKey, {
+      name: runLabel("customer spread", i), method: "GET", path: () => `/api/v1/partner/v1/customers/${spread()}`
+    }, seconds, cluster.postmasterPid, false, dbOfService))
+    pgLists.push(await drive(pgService, pgSeed.apiKey, {
+      name: runLabel("list page of 20", i), method: "GET", path: () => "/api/v1/partner/v1/customers?limit=20"
     }, seconds, cluster.postmasterPid, false, dbOfService))
   }
   const pgMemory = memoryMb(pgService.pid)
@@ -1028,7 +1038,7 @@ const main = async () => {
     }
   }
 
-  const workloads = [...pgWithdraws, ...pgHots, ...pgBalances, ...workersWithdraws, ...workersBalances, ...liteWithdraws]
+  const workloads = [...pgWithdraws, ...pgHots, ...pgBalances, ...pgCustomers, ...pgLists, ...workersWithdraws, ...workersBalances, ...liteWithdraws]
   failed ||= workloads.some((w) => w.unexpected > 0) || !pgRowsOk || !pgCheck.ok || !liteCheck.ok || !workersCheck.ok ||
     [...tpcbRuns, ...selectRuns].some((r) => r.failed > 0)
   const runSeconds = elapsed(runStarted)
@@ -1050,6 +1060,8 @@ const main = async () => {
   const spreadF = figures(pgWithdraws)
   const hotF = figures(pgHots)
   const balanceF = figures(pgBalances)
+  const customerF = figures(pgCustomers)
+  const listF = figures(pgLists)
   const liteF = figures(liteWithdraws)
   const workersSpreadF = figures(workersWithdraws)
   const workersBalanceF = figures(workersBalances)
@@ -1098,6 +1110,12 @@ const main = async () => {
     row("PG balance spread p99 (ms)", mmm(balanceF.p99, 0)),
     row("PG balance spread non-2xx", statuses(balanceF)),
     row("PG balance spread: app / PostgreSQL CPU per read (ms)", `${cpu(balanceF.appCpu)} / ${cpu(balanceF.pgCpu)}`, `select-only ${fmt(sel.cpu.median, 3)} ms/tx`, ratioOf(balanceF.pgCpu.median, sel.cpu.median)),
+    row("PG customer spread (req/s), p99 (ms)", `${mmm(customerF.reqPerSec, 0)}; ${mmm(customerF.p99, 0)}`, `select-only ${fmt(sel.tps.median, 0)} tps`, ratioOf(customerF.reqPerSec.median, sel.tps.median)),
+    row("PG customer spread: app / PostgreSQL CPU per read (ms)", `${cpu(customerF.appCpu)} / ${cpu(customerF.pgCpu)}`),
+    row("PG customer spread non-2xx", statuses(customerF)),
+    row("PG list page of 20 (req/s), p99 (ms)", `${mmm(listF.reqPerSec, 0)}; ${mmm(listF.p99, 0)}`, "", "", "(bench:scale judges lists at 100,000 customers)"),
+    row("PG list page of 20: app / PostgreSQL CPU per page (ms)", `${cpu(listF.appCpu)} / ${cpu(listF.pgCpu)}`),
+    row("PG list page of 20 non-2xx", statuses(listF)),
     row("PG service: ready, fresh database (ms)", fmt(pgService.spawnToFirst200Ms, 0)),
     row("PG service: ready, existing database (ms)", mmm(pgReady.ms, 0), "", "", "≤ 2000 ms", verdict(goals.pgReady)),
     row("PG service: RSS after start, existing database (MB)", mmm(pgReady.rss, 0)),
@@ -1174,7 +1192,7 @@ const main = async () => {
       }
     },
     workloads: {
-      postgres: { withdrawSpread: pgWithdraws, withdrawHot: pgHots, balanceSpread: pgBalances },
+      postgres: { withdrawSpread: pgWithdraws, withdrawHot: pgHots, balanceSpread: pgBalances, customerSpread: pgCustomers, listPage: pgLists },
       postgresWorkers: { processes: workerProcesses, withdrawSpread: workersWithdraws, balanceSpread: workersBalances, ledgerCheck: workersCheck },
       pglite: { withdrawSpread: liteWithdraws }
     },
