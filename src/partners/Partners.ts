@@ -139,12 +139,13 @@ export class Partners extends Effect.Service<Partners>()("Partners", {
      */
     const lookupKey = (apiKey: string) =>
       Effect.gen(function*() {
-        const address = yield* ClientAddress.current
         const hash = sha256(apiKey)
         const hex = hash.toString("hex")
         const scope = (partner: typeof PartnersRepo.PartnerWithKeyRow.Type) => partner.id
         const cached = yield* byKey.get(hex, scope, Effect.succeedNone)
         if (Option.isSome(cached)) return { hash, found: cached.value }
+        // Read only now: a key this instance accepted is served whatever its address did.
+        const address = yield* ClientAddress.current
         yield* limits.authFailuresLeft(address)
         if (!wellFormedKey.test(apiKey)) return yield* unknownKey(address)
         if (unknownKeys.has(hex, yield* Clock.currentTimeMillis)) return yield* unknownKey(address)
