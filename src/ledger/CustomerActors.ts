@@ -213,10 +213,14 @@ export class CustomerActors extends Effect.Service<CustomerActors>()("CustomerAc
           // The head of the mailbox and whatever is queued behind it, up to the batch bound. Batches run with only
           // the services a command may need (a command's own requirements are provided by its author; the type of
           // `Command` has none): every statement and savepoint copies the fiber's context, so it is kept small.
-          yield* Effect.forkScoped(Effect.forever(Effect.flatMap(
-            Queue.takeBetween(mailbox, 1, groupCommitMax),
-            (jobs) => Effect.mapInputContext(runBatch(customerId, Chunk.toReadonlyArray(jobs)), (_: Context.Context<never>) => batchContext)
-          )))
+          // The loop's fiber is given that context once, not each batch.
+          yield* Effect.forkScoped(Effect.mapInputContext(
+            Effect.forever(Effect.flatMap(
+              Queue.takeBetween(mailbox, 1, groupCommitMax),
+              (jobs) => runBatch(customerId, Chunk.toReadonlyArray(jobs))
+            )),
+            (_: Context.Context<never>) => batchContext
+          ))
           return { mailbox } satisfies Actor
         }),
       idleTimeToLive: Duration.millis(config.actorIdleMs),
