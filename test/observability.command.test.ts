@@ -1,24 +1,12 @@
 import { Effect, Exit, Tracer } from "effect"
 import { describe, expect, it } from "vitest"
 import * as Command from "../src/observability/Command.js"
+import { recordingTracer } from "./support/RecordingTracer.js"
 
 /**
  * `Command.fn` (src/observability/Command.ts): `Effect.fn` when the fiber's tracer is on, the same body without a span
  * when it is off — same results, same failures, same arity.
  */
-const recordingTracer = () => {
-  const native = Effect.runSync(Effect.tracer)
-  const names: Array<string> = []
-  const tracer = Tracer.make({
-    span: (name, ...rest) => {
-      names.push(name)
-      return native.span(name, ...rest)
-    },
-    context: native.context
-  })
-  return { names, tracer }
-}
-
 const increment = Command.fn("Test.increment")(function*(n: number) {
   if (n < 0) return yield* Effect.fail(`negative: ${n}`)
   return n + 1

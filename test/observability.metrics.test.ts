@@ -1,9 +1,9 @@
 import * as NodeHttp from "node:http"
 import type { AddressInfo } from "node:net"
 import parsePrometheusTextFormat, { type Family, type Sample } from "parse-prometheus-text-format"
-import { Effect, Tracer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { MetricsEndpoint } from "../src/observability/Observability.js"
+import { recordingTracer } from "./support/RecordingTracer.js"
 import { customerBody, startTestApp, type TestApp } from "./support/TestApp.js"
 
 /**
@@ -245,15 +245,7 @@ describe("without a trace exporter", () => {
   it("no span is made for a request: the tracer is off for the whole server, decided when it starts", async () => {
     // Effect's own tracer, recording what it is asked for. With tracing on, a customer's creation asks for its request
     // span and Customers.create, the read for Customers.getOwned.
-    const native = Effect.runSync(Effect.tracer)
-    const names: Array<string> = []
-    const recording = Tracer.make({
-      span: (name, ...rest) => {
-        names.push(name)
-        return native.span(name, ...rest)
-      },
-      context: native.context
-    })
+    const { names, tracer: recording } = recordingTracer()
     const plain = await startTestApp({ tracer: recording })
     try {
       const { apiKey } = await plain.newPartner()

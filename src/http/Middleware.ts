@@ -109,14 +109,6 @@ const passed: Precheck = Either.right(undefined)
 const refusedBy = (rejection: Option.Option<Rejection>): Precheck =>
   Option.isSome(rejection) ? Either.left(rejection.value) : passed
 
-/**
- * What every request is checked for before its body: an unknown path or a wrong method is left to the router (404,
- * 405), whatever the request carries; otherwise its path values and query string. A request without a body (a GET)
- * needs nothing more, and costs no effect.
- */
-const precheckTarget = (request: HttpServerRequest.HttpServerRequest, path: string, routes: RouteTable): Precheck =>
-  routes.allowedMethods(path).includes(request.method) ? refusedBy(precheckUrl(request, path, routes)) : passed
-
 const precheckBody = (
   request: HttpServerRequest.HttpServerRequest,
   path: string,
@@ -124,9 +116,6 @@ const precheckBody = (
   maxJsonBodyBytes: number
 ) =>
   Effect.gen(function*(): Effect.fn.Return<Precheck> {
-    if (!routes.allowedMethods(path).includes(request.method)) return passed
-    const refusedUrl = precheckUrl(request, path, routes)
-    if (Option.isSome(refusedUrl)) return Either.left(refusedUrl.value)
     const mediaType = (request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase()
     const declared = Number(request.headers["content-length"] ?? "0")
     const hasBody = declared > 0 || request.headers["transfer-encoding"] !== undefined
@@ -220,33 +209,33 @@ export const makeHttpMiddleware = (options: {
 
     // An error response, whoever produced it (handler, router, defect, a pre-check): the envelope, with the path
     // and the time of the partner's clock.
-    const answerError = (produced: HttpServerResponse.HttpServerResponse) =>
-      Effect.flatMap(clock.now, (timestamp) => {
-        if (produced.status === 404 && produced.body._tag === "Empty") {
-          const allowed = routes.allowedMethods(path)
-          return answer(
-            allowed.length > 0 && !allowed.includes(request.method)
-              ? errorResponse(
-                errorBody({
-                  status: 405,
-                  message: `Method ${request.method} is not allowed on ${path}; allowed: ${allowed.join(", ")}`,
-                  path,
-                  timestamp
-                }),
-                { allow: allowed.join(", ") }
-              )
-              : errorResponse(errorBody({ status: 404, message: `No route for ${request.method} ${path}`, path, timestamp }))
-          )
-        }
-        return answer(withRetryAfter(normalizeError(produced, { path, timestamp })))
-      })
+    const answerErrorAt = (produced: HttpServerResponse.HttpServerResponse, timestamp: Date) => {
+      if (produced.status === 404 && produced.body._tag === "Empty") {
+        const allowed = routes.allowedMethods(path)
+        return answer(
+          allowed.length > 0 && !allowed.includes(request.method)
+            ? errorResponse(
+              errorBody({
+                status: 405,
+                message: `Method ${request.method} is not allowed on ${path}; allowed: ${allowed.join(", ")}`,
+                path,
+                timestamp
+              }),
+              { allow: allowed.join(", ") }
+            )
+            : errorResponse(errorBody({ status: 404, message: `No route for ${request.method} ${path}`, path, timestamp }))
+        )
+      }
+      return answer(withRetryAfter(normalizeError(produced, { path, timestamp })))
+    }
 
     // Runs on the response about to be written, whoever produced it.
     const finalize = (_request: HttpServerRequest.HttpServerRequest, produced: HttpServerResponse.HttpServerResponse) =>
-      produced.status < 400 ? answer(produced) : answerError(produced)
+      produced.status < 400 ? answer(produced) : Effect.flatMap(clock.now, (timestamp) => answerErrorAt(produced, timestamp))
 
     const refuse = ({ status, code, message, headers, details }: Rejection) =>
-      Effect.flatMap(clock.now, (timestamp) => answerError(errorResponse(errorBody({ status, code, message, details, path, timestamp }), headers)))
+      Effect.flatMap(clock.now, (timestamp) =>
+        answerErrorAt(errorResponse(errorBody({ status, code, message, details, path, timestamp }), headers), timestamp))
 
     const route = (body: Body | undefined) => {
       // The request the API sees: the body read above, if any, and a URL the router can route — a segment it cannot
@@ -268,10 +257,12 @@ export const makeHttpMiddleware = (options: {
     // An empty segment (`/customers//kyc`): no operation has one, so no route (the router would drop it and reach
     // `/customers/kyc`, i.e. the customer "kyc").
     if (path.includes("//")) return refuse({ status: 404, message: `No route for ${request.method} ${path}` })
-    if (!bodyMethods.has(request.method)) {
-      const checked = precheckTarget(request, path, routes)
-      return Either.isLeft(checked) ? refuse(checked.left) : route(undefined)
-    }
+    // An unknown path or a wrong method is left to the router (404, 405), whatever the request carries.
+    if (!routes.allowedMethods(path).includes(request.method)) return route(undefined)
+    // Path values and the query string, then — only for a method with a body — the body, read in an effect.
+    const refusedUrl = precheckUrl(request, path, routes)
+    if (Option.isSome(refusedUrl)) return refuse(refusedUrl.value)
+    if (!bodyMethods.has(request.method)) return route(undefined)
     return Effect.flatMap(
       precheckBody(request, path, routes, options.maxJsonBodyBytes),
       (checked) => Either.isLeft(checked) ? refuse(checked.left) : route(checked.right)
