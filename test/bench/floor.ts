@@ -11,7 +11,8 @@
  * 2. The servers of test/bench/floorServer.ts, one at a time, each driven by autocannon with 32 keep-alive
  *    connections: node:http + node-postgres (no framework) and an @effect/platform HttpApi + @effect/sql-pg, each
  *    with 0, 1 and 7 round trips of trivial statements per request (a health check, a balance read's shape, a
- *    withdrawal's seven round trips), and a POST of a small JSON body without a statement.
+ *    withdrawal's seven round trips), a POST of a small JSON body without a statement, and a list page of 20 items
+ *    read by one statement of 21 rows.
  * 3. Per workload: req/s, CPU per request of the server process, of PostgreSQL and of autocannon (this process).
  *    Then the budget: the goals are ratios to pgbench on the same 2 cores, so a goal of R × pgbench tps leaves
  *    cores / (R × tps) of CPU per request for the service, PostgreSQL and the load generator together.
@@ -50,7 +51,7 @@ const pgbench = async (url: string, postmasterPid: number, label: string, extra:
   return { tps, pgMs, clientMs }
 }
 
-interface Floor { readonly mode: string; readonly reqPerSec: number; readonly serverMs: number; readonly pgMs: number; readonly loadMs: number; readonly non2xx: number }
+interface Floor { readonly mode: string; readonly reqPerSec: number; readonly p99Ms: number; readonly serverMs: number; readonly pgMs: number; readonly loadMs: number; readonly non2xx: number }
 
 const startServer = async (mode: string, databaseUrl: string) => {
   const child = spawn(process.execPath, ["--import", "tsx", "test/bench/floorServer.ts", mode], {
@@ -73,7 +74,8 @@ const drive = async (mode: string, databaseUrl: string, postmasterPid: number): 
   const { child, port } = await startServer(mode, databaseUrl)
   const kind = mode.split("-")[1]
   const post = (path: string) => ({ method: "POST" as const, path, body: JSON.stringify({ amount: 1, reference: "bench-floor" }), headers: { "content-type": "application/json" } })
-  const request = kind === "7" ? post("/write7") : kind === "post" ? post("/post0") : { method: "GET" as const, path: kind === "1" ? "/read1/42" : "/read0" }
+  const request = kind === "7" ? post("/write7") : kind === "post" ? post("/post0")
+    : { method: "GET" as const, path: kind === "1" ? "/read1/42" : kind === "page" ? "/page" : "/read0" }
   const run = (duration: number) => autocannon({ url: `http://127.0.0.1:${port}`, connections, duration, pipelining: 1, requests: [request] })
   await run(1) // warm-up: connections, JIT, prepared statements
   const serverBefore = processCpu(child.pid!)
@@ -84,13 +86,14 @@ const drive = async (mode: string, databaseUrl: string, postmasterPid: number): 
   const floor: Floor = {
     mode,
     reqPerSec: ok / result.duration,
+    p99Ms: result.latency.p99,
     serverMs: ((processCpu(child.pid!) - serverBefore) * 1000) / ok,
     pgMs: ((clusterCpu(postmasterPid) - pgBefore) * 1000) / ok,
     loadMs: ((selfCpu().own - selfBefore.own) * 1000) / ok,
     non2xx: result.non2xx + result.errors + result.timeouts
   }
   child.kill("SIGKILL")
-  log(`  ${mode.padEnd(10)} ${fmt(floor.reqPerSec, 0).padStart(6)} req/s   CPU per request: server ${fmt(floor.serverMs, 3)} ms, ` +
+  log(`  ${mode.padEnd(10)} ${fmt(floor.reqPerSec, 0).padStart(6)} req/s  p99 ${String(floor.p99Ms).padStart(3)} ms   CPU per request: server ${fmt(floor.serverMs, 3)} ms, ` +
     `PostgreSQL ${fmt(floor.pgMs, 3)} ms, autocannon ${fmt(floor.loadMs, 3)} ms${floor.non2xx > 0 ? `   ${floor.non2xx} non-2xx or errors` : ""}`)
   if (floor.non2xx > 0) throw new Error(`${mode}: ${floor.non2xx} requests failed`)
   return floor
@@ -107,7 +110,7 @@ const main = async () => {
 
   log("\nFloors: trivial statements, nothing else (test/bench/floorServer.ts)")
   const floors: Array<Floor> = []
-  for (const mode of ["node-0", "node-post", "node-1", "node-7", "effect-0", "effect-post", "effect-1", "effect-7"]) floors.push(await drive(mode, cluster.adminUrl, cluster.postmasterPid))
+  for (const mode of ["node-0", "node-post", "node-1", "node-7", "node-page", "effect-0", "effect-post", "effect-1", "effect-7", "effect-page"]) floors.push(await drive(mode, cluster.adminUrl, cluster.postmasterPid))
 
   const budget = (ratio: number, tps: number) => (cores * 1000) / (ratio * tps)
   log("\nWhat the goals leave per request (all CPU of the machine: service + PostgreSQL + load generator)")
@@ -123,6 +126,13 @@ const main = async () => {
     const total = (f: Floor) => f.serverMs + f.pgMs + f.loadMs
     log(`  ${goal.padEnd(44)} ${fmt(ms, 3)} ms; floor without a framework (${floorMode}) ${fmt(total(nodeFloor), 3)} ms, ` +
       `with HttpApi + @effect/sql (${effectFloor.mode}) ${fmt(total(effectFloor), 3)} ms`)
+  }
+  // The list goal is a latency at 32 connections, so its floor is the page floors' own p99 (closed loop: p99 is at
+  // least 32 / throughput, and throughput is bound by the CPU a page costs).
+  for (const mode of ["node-page", "effect-page"]) {
+    const f = floors.find((floor) => floor.mode === mode)!
+    log(`  ${"list page p99 ≤ 20 ms at 32 connections".padEnd(44)} floor ${mode}: p99 ${f.p99Ms} ms ` +
+      `(${fmt(f.reqPerSec, 0)} pages/s, mean ≥ ${fmt((connections * 1000) / f.reqPerSec, 1)} ms)`)
   }
   log("  (a floor's statements are trivial: a real request adds its own PostgreSQL work and logic on top; a withdrawal")
   log("  is five round trips now, so the seven-trip floor is an upper bound of its own)")

@@ -4,14 +4,18 @@
  *
  *   node --import tsx test/bench/floorServer.ts MODE     (DATABASE_URL for the modes with statements)
  *
- * MODE is `<stack>-<round trips>` or `<stack>-post`:
+ * MODE is `<stack>-<round trips>`, `<stack>-post` or `<stack>-page`:
  *   - stack `node`: node:http and node-postgres (a pool of 10, named prepared statements), no framework;
  *     `effect`: an @effect/platform HttpApi (schema-decoded path and payload, encoded response) served by
  *     NodeHttpServer, statements through @effect/sql-pg (the same layer the service builds on).
  *   - round trips `0`: `GET /read0` answers a small JSON body; `1`: `GET /read1/:n` runs one statement
  *     (`SELECT $1::int`), as a balance read does; `7`: `POST /write7` with a JSON body runs BEGIN, five statements
  *     and COMMIT, one round trip each (a withdrawal's seven); `post`: `POST /post0` with the same JSON body and no
- *     statement (what reading and decoding a body costs).
+ *     statement (what reading and decoding a body costs); `page`: `GET /page` runs one statement that returns 21 rows
+ *     shaped like a customer list's (13 columns: ids, names, email, phone, country, currency, a cursor `seq`, three
+ *     timestamps, one of them null) and answers the first 20 as a page envelope, each item encoded (`effect`: a
+ *     Schema with the customer's field types, dates as ISO text) — what a list page of 20 costs before any of its
+ *     logic (no authentication, no cursor signing, no row decoding).
  * The statements are trivial on purpose: PostgreSQL's share is the protocol's, not a domain's.
  * Prints `listening <port>` once it accepts connections.
  */
@@ -25,12 +29,21 @@ import Pg from "pg"
 
 const mode = process.argv[2] ?? ""
 const [stack, tripsText] = mode.split("-")
-const trips = tripsText === "post" ? 0 : Number(tripsText)
-if ((stack !== "node" && stack !== "effect") || !["0", "1", "7", "post"].includes(tripsText ?? "")) {
-  console.error("usage: floorServer.ts node-0|node-1|node-7|node-post|effect-0|effect-1|effect-7|effect-post")
+const trips = tripsText === "post" ? 0 : tripsText === "page" ? 1 : Number(tripsText)
+if ((stack !== "node" && stack !== "effect") || !["0", "1", "7", "post", "page"].includes(tripsText ?? "")) {
+  console.error("usage: floorServer.ts (node|effect)-(0|1|7|post|page)")
   process.exit(2)
 }
 const databaseUrl = process.env.DATABASE_URL ?? ""
+/** 21 rows of a customer list's shape (one more than the page, as a list reads to know whether a next page exists). */
+const pageText = `
+  SELECT '7a000000-0000-4000-8000-' || lpad(g::text, 12, '0') AS "id", (1000000 - g)::int8 AS "seq",
+    '7a000000-0000-4000-8000-000000000099' AS "partnerId", 'Ada' AS "firstName", 'Obi' AS "lastName",
+    NULL::text AS "middleName", 'ada' || g || '@example.com' AS "email", '+2348012345678' AS "phoneNumber",
+    'NG' AS "country", 'NGN' AS "currency", NULL::timestamptz AS "verifiedAt",
+    timestamptz '2026-01-01 00:00:00+00' + g * interval '1 minute' AS "createdAt",
+    timestamptz '2026-01-02 00:00:00+00' + g * interval '1 minute' AS "updatedAt"
+  FROM generate_series(1, $1::int) AS g`
 const body = (n: number) => JSON.stringify({ success: true, statusCode: 200, data: { n, currency: "NGN", balance: 1000.5 } })
 
 if (stack === "node") {
@@ -46,6 +59,13 @@ if (stack === "node") {
       const n = Number(request.url.slice("/read1/".length))
       pool!.query({ ...one, values: [n] }).then(
         (result) => answer(response, 200, body(result.rows[0].n)),
+        (error) => answer(response, 500, JSON.stringify({ error: String(error) }))
+      )
+      return
+    }
+    if (request.method === "GET" && request.url === "/page") {
+      pool!.query({ name: "floor_page", text: pageText, values: [21] }).then(
+        (result) => answer(response, 200, JSON.stringify({ success: true, data: result.rows.slice(0, 20), meta: { nextCursor: String(result.rows[20].seq) } })),
         (error) => answer(response, 500, JSON.stringify({ error: String(error) }))
       )
       return
@@ -89,8 +109,16 @@ if (stack === "node") {
 } else {
   const Answer = Schema.Struct({ n: Schema.Number, currency: Schema.String, balance: Schema.Number })
   const Envelope = Schema.Struct({ success: Schema.Boolean, statusCode: Schema.Number, data: Answer })
+  const Item = Schema.Struct({
+    id: Schema.UUID, firstName: Schema.String, lastName: Schema.String, middleName: Schema.NullOr(Schema.String),
+    email: Schema.String, phoneNumber: Schema.String, country: Schema.String, verifiedAt: Schema.NullOr(Schema.Date),
+    createdAt: Schema.Date, updatedAt: Schema.Date
+  })
+  const Page = Schema.Struct({ success: Schema.Literal(true), data: Schema.Array(Item), meta: Schema.Struct({ nextCursor: Schema.NullOr(Schema.String) }) })
+  type Row = typeof Item.Type & { readonly seq: string }
   const Api = HttpApi.make("floor").add(
     HttpApiGroup.make("floor")
+      .add(HttpApiEndpoint.get("page", "/page").addSuccess(Page))
       .add(HttpApiEndpoint.get("read0", "/read0").addSuccess(Envelope))
       .add(HttpApiEndpoint.get("read1", "/read1/:n").setPath(Schema.Struct({ n: Schema.NumberFromString })).addSuccess(Envelope))
       .add(HttpApiEndpoint.post("post0", "/post0").setPayload(Schema.Struct({ amount: Schema.Number, reference: Schema.String }))
@@ -107,6 +135,10 @@ if (stack === "node") {
       return handlers
         .handle("read0", () => Effect.succeed(envelope(0)))
         .handle("post0", ({ payload }) => Effect.succeed(envelope(payload.amount)))
+        .handle("page", () =>
+          Effect.map(sql!.unsafe<Row>(pageText, [21]), (rows) => ({
+            success: true as const, data: rows.slice(0, 20), meta: { nextCursor: String(rows[20]!.seq) }
+          })).pipe(Effect.orDie))
         .handle("read1", ({ path }) => Effect.map(one(sql!, path.n), envelope).pipe(Effect.orDie))
         .handle("write7", ({ payload }) =>
           sql!.withTransaction(Effect.gen(function*() {
