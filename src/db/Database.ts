@@ -205,16 +205,19 @@ export const migratedPgliteTemplate = async (): Promise<Tarball> => {
  */
 export const preparedStatementsMax = 400
 
-const statementNames = new Map<string, string>()
-/** Texts never prepared again: their prepared plan was refused (the table changed under a running process). */
-const unpreparable = new Set<string>()
+/**
+ * Each text's statement name, or `null` for a text never prepared again (its prepared plan was refused: the table
+ * changed under a running process). One map, so a statement costs one lookup of its text (hashing a long text is a
+ * cost of its own, measured in a withdrawal's profile).
+ */
+const statementNames = new Map<string, string | null>()
+let prepared = 0
 
 const nameOf = (text: string): string | undefined => {
-  if (unpreparable.has(text)) return undefined
   const known = statementNames.get(text)
-  if (known !== undefined) return known
-  if (statementNames.size >= preparedStatementsMax) return undefined
-  const name = `pmm_${statementNames.size.toString(36)}`
+  if (known !== undefined) return known ?? undefined
+  if (prepared >= preparedStatementsMax) return undefined
+  const name = `pmm_${(prepared++).toString(36)}`
   statementNames.set(text, name)
   return name
 }
@@ -237,7 +240,7 @@ export class PreparingClient extends Pg.Client {
       if (name !== undefined) {
         return super.query({ name, text: config, values }, (error: any, result: any) => {
           if (error?.code === "0A000") {
-            unpreparable.add(config)
+            statementNames.set(config, null)
             return super.query(config, values, callback)
           }
           return callback(error, result)
