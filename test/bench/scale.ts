@@ -7,6 +7,7 @@
  *   npm run bench:scale -- --quick               # 3 s per workload
  *   npm run bench:scale -- --customers 10000     # a smaller data set (10 ledger entries per customer either way)
  *   npm run bench:scale -- --connections 8       # other concurrency (the goal is stated for 32)
+ *   npm run bench:scale -- --workers 2           # the measured service as two processes (WORKERS=2, both cores)
  *   npm run bench:scale -- --profile .tmp/prof   # the measured service under node --cpu-prof (.cpuprofile there)
  *
  * 1. A throwaway PostgreSQL 15 cluster (initdb from PG_BIN, default /usr/lib/postgresql/15/bin, as user postgres
@@ -38,7 +39,7 @@ import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
-import { cleanup, clusterCpu, machineCpu, elapsed, freePort, log, onCleanup, processCpu, processTree, runProcess, signalGroup, sleep, startThrowawayCluster, withClient } from "./BenchProcess.js"
+import { cleanup, clusterCpu, machineCpu, elapsed, freePort, log, onCleanup, processCpu, processTree, runProcess, signalGroup, sleep, startThrowawayCluster, treeCpu, withClient } from "./BenchProcess.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // Settings
@@ -52,8 +53,10 @@ const quick = argv.includes("--quick")
 const seconds = Number(option("--seconds") ?? (quick ? 3 : 10))
 const customerCount = Number(option("--customers") ?? 100_000)
 const connections = Number(option("--connections") ?? 32)
-if (![seconds, customerCount, connections].every((n) => Number.isInteger(n) && n >= 1) || customerCount < 100) {
-  console.error("usage: npm run bench:scale -- [--seconds N] [--quick] [--customers N>=100] [--connections N]")
+/** `--workers N`: the measured service runs as N processes sharing its port (WORKERS, docs/operations.md). */
+const workers = Number(option("--workers") ?? 1)
+if (![seconds, customerCount, connections, workers].every((n) => Number.isInteger(n) && n >= 1) || customerCount < 100) {
+  console.error("usage: npm run bench:scale -- [--seconds N] [--quick] [--customers N>=100] [--connections N] [--workers N]")
   process.exit(2)
 }
 const transactionsPerCustomer = 5 // two entries each: 10 entries per customer
@@ -85,6 +88,8 @@ interface Service {
   readonly origin: string
   readonly apiBase: string
   readonly pid: number
+  /** CPU seconds the service has used so far: its node process, or with WORKERS every process of its tree. */
+  readonly cpu: () => number
   readonly output: () => string
   readonly stop: () => Promise<void>
 }
@@ -127,12 +132,16 @@ const startService = async (env: Record<string, string>, nodeArgs: Array<string>
   const server = processTree(child.pid!).filter((stat) => stat.comm === "node").sort((a, b) => b.depth - a.depth)[0]
   if (server === undefined) throw new Error(`cannot find the service's node process under pid ${child.pid}`)
   log(`  service: ${apiBase}, node pid ${server.pid}, first 200 on /health after ${fmt(elapsed(started), 1)} s`)
+  const several = Number(env.WORKERS ?? 1) > 1
   return {
     origin, apiBase, pid: server.pid,
+    cpu: () => (several ? treeCpu(child.pid!) : processCpu(server.pid)),
     output: () => output,
     stop: async () => {
       try {
-        process.kill(server.pid, "SIGTERM")
+        // With WORKERS the primary stops its workers; the group's SIGTERM reaches them all the same.
+        if (several) killGroup("SIGTERM")
+        else process.kill(server.pid, "SIGTERM")
       } catch {
         // gone
       }
@@ -319,7 +328,7 @@ interface Workload {
 
 const drive = async (service: Service, postmasterPid: number, name: string, apiKey: string, path: () => string, duration: number, quiet = false): Promise<Workload> => {
   const samples: Array<string> = []
-  const appBefore = processCpu(service.pid)
+  const appBefore = service.cpu()
   const pgBefore = clusterCpu(postmasterPid)
   const selfBefore = process.cpuUsage()
   const result = await autocannon({
@@ -350,7 +359,7 @@ const drive = async (service: Service, postmasterPid: number, name: string, apiK
     errors: result.errors,
     timeouts: result.timeouts,
     samples,
-    serviceCpuMsPerReq: ((processCpu(service.pid) - appBefore) * 1000) / ok,
+    serviceCpuMsPerReq: ((service.cpu() - appBefore) * 1000) / ok,
     postgresCpuMsPerReq: ((clusterCpu(postmasterPid) - pgBefore) * 1000) / ok,
     loadgenCpuMsPerReq: ((self.user + self.system) / 1000) / ok,
     met: result.latency.p99 <= goalP99Ms && result.non2xx + result.errors + result.timeouts === 0
@@ -386,7 +395,7 @@ const shuffled = <A>(items: ReadonlyArray<A>): Array<A> => {
 const main = async () => {
   const runStarted = performance.now()
   log(`bench:scale — ${NodeOs.cpus().length} CPUs (${NodeOs.cpus()[0]?.model ?? "?"}), node ${process.version}; ` +
-    `${customerCount} customers, ${entryCount} ledger entries; ${seconds} s per workload, ${connections} connections`)
+    `${customerCount} customers, ${entryCount} ledger entries; ${seconds} s per workload, ${connections} connections${workers > 1 ? `, service as ${workers} processes (WORKERS)` : ""}`)
   const busyBefore = machineBusy()
   await sleep(1000)
   const busyCores = machineBusy() - busyBefore
@@ -430,7 +439,7 @@ const main = async () => {
   NodeFs.writeFileSync(plansFile, plans.map((p) => `-- ${p.label}\n${p.plan}\n`).join("\n"))
 
   log("\nService")
-  service = await startService({ DATABASE_URL: cluster.url }, profileDir === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", NodePath.resolve(profileDir)])
+  service = await startService({ DATABASE_URL: cluster.url, ...(workers > 1 ? { WORKERS: String(workers) } : {}) }, profileDir === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", NodePath.resolve(profileDir)])
 
   log(`\nCursors: walking the main partner's list (limit ${walkLimit})`)
   started = performance.now()
@@ -490,7 +499,7 @@ const main = async () => {
 
   failed ||= !ledgerOk || workloads.some((w) => w.non2xx + w.errors + w.timeouts > 0)
   const runSeconds = elapsed(runStarted)
-  log(`\nResult (${customerCount} customers, ${entryCount} entries; ${connections} connections, ${seconds} s per workload)`)
+  log(`\nResult (${customerCount} customers, ${entryCount} entries; ${connections} connections, ${seconds} s per workload${workers > 1 ? `; ${workers} service processes` : ""})`)
   log(`| workload | req/s | p50 ms | p99 ms | p99 ≤ ${goalP99Ms} ms | service CPU ms/req | PostgreSQL CPU ms/req |`)
   log("|---|---:|---:|---:|---|---:|---:|")
   for (const w of workloads) {
@@ -502,7 +511,7 @@ const main = async () => {
   NodeFs.writeFileSync(outputFile, JSON.stringify({
     generatedAt: new Date().toISOString(),
     machine: { busyCoresBefore: busyCores, loadAverage: NodeOs.loadavg(), cpus: NodeOs.cpus().length, cpuModel: NodeOs.cpus()[0]?.model, node: process.version },
-    settings: { customers: customerCount, entries: entryCount, seconds, warmupSeconds, connections, goalP99Ms },
+    settings: { customers: customerCount, entries: entryCount, seconds, warmupSeconds, connections, workers, goalP99Ms },
     seed: { seconds: seedSeconds, customersPerPartner: perPartner },
     walk: { pages: walkPages, customers: walked, seconds: walkSeconds },
     plans,
