@@ -228,3 +228,43 @@ export const startThrowawayCluster = async (pgBin: string, prefix: string, optio
   const postmasterPid = Number(NodeFs.readFileSync(`${data}/postmaster.pid`, "utf8").split("\n")[0])
   return { dir, port, adminUrl: `postgresql://postgres@127.0.0.1:${port}/postgres`, postmasterPid }
 }
+
+/** Inodes of the sockets listening on a TCP port (IPv4 and IPv6). */
+const listeningInodes = (port: number) => {
+  const inodes = new Set<string>()
+  for (const file of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    let text = ""
+    try {
+      text = NodeFs.readFileSync(file, "utf8")
+    } catch {
+      continue
+    }
+    for (const line of text.split("\n").slice(1)) {
+      const fields = line.trim().split(/\s+/)
+      if (fields.length < 10 || fields[3] !== "0A") continue // 0A: LISTEN
+      if (parseInt(fields[1]!.split(":")[1]!, 16) === port) inodes.add(fields[9]!)
+    }
+  }
+  return inodes
+}
+
+/**
+ * The process of `root`'s tree that listens on `port` (with WORKERS, the primary, which stops its workers on SIGTERM);
+ * else its deepest node process.
+ */
+export const servingProcess = (root: number, port: number) => {
+  const tree = processTree(root)
+  const inodes = listeningInodes(port)
+  for (const stat of tree) {
+    try {
+      for (const fd of NodeFs.readdirSync(`/proc/${stat.pid}/fd`)) {
+        const link = NodeFs.readlinkSync(`/proc/${stat.pid}/fd/${fd}`)
+        const inode = /^socket:\[(\d+)\]$/.exec(link)?.[1]
+        if (inode !== undefined && inodes.has(inode)) return stat
+      }
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return tree.filter((stat) => stat.comm === "node").sort((a, b) => b.depth - a.depth)[0]
+}

@@ -39,7 +39,7 @@ import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
-import { cleanup, clusterCpu, machineCpu, elapsed, freePort, log, onCleanup, processCpu, processTree, runProcess, signalGroup, sleep, startThrowawayCluster, treeCpu, withClient } from "./BenchProcess.js"
+import { cleanup, clusterCpu, machineCpu, elapsed, freePort, log, onCleanup, runProcess, servingProcess, signalGroup, sleep, startThrowawayCluster, treeCpu, withClient } from "./BenchProcess.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // Settings
@@ -88,7 +88,7 @@ interface Service {
   readonly origin: string
   readonly apiBase: string
   readonly pid: number
-  /** CPU seconds the service has used so far: its node process, or with WORKERS every process of its tree. */
+  /** CPU seconds the service has used so far: every process of its tree (with WORKERS, the workers too). */
   readonly cpu: () => number
   readonly output: () => string
   readonly stop: () => Promise<void>
@@ -129,19 +129,16 @@ const startService = async (env: Record<string, string>, nodeArgs: Array<string>
     if (await fetch(`${apiBase}/health`).then((response) => response.status === 200, () => false)) break
     await sleep(20)
   }
-  const server = processTree(child.pid!).filter((stat) => stat.comm === "node").sort((a, b) => b.depth - a.depth)[0]
+  const server = servingProcess(child.pid!, port)
   if (server === undefined) throw new Error(`cannot find the service's node process under pid ${child.pid}`)
   log(`  service: ${apiBase}, node pid ${server.pid}, first 200 on /health after ${fmt(elapsed(started), 1)} s`)
-  const several = Number(env.WORKERS ?? 1) > 1
   return {
     origin, apiBase, pid: server.pid,
-    cpu: () => (several ? treeCpu(child.pid!) : processCpu(server.pid)),
+    cpu: () => treeCpu(child.pid!),
     output: () => output,
     stop: async () => {
       try {
-        // With WORKERS the primary stops its workers; the group's SIGTERM reaches them all the same.
-        if (several) killGroup("SIGTERM")
-        else process.kill(server.pid, "SIGTERM")
+        process.kill(server.pid, "SIGTERM")
       } catch {
         // gone
       }
